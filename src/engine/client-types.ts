@@ -1,0 +1,56 @@
+import type { EngineLoad, EngineRequest, FinishReason, Registration, RuntimeType, TokenLogprob } from './types.js';
+
+/** One step of a request's output as the pipeline consumes it. */
+export interface EngineChunk {
+  tokenIds: number[];
+  finish: FinishReason | null;
+  stopReason: number | string | null;
+  logprobs: TokenLogprob[] | null;
+  cachedTokens: number | null;
+}
+
+/**
+ * Why a request or a whole connection failed. `kind` decides the HTTP status upstream:
+ * dead → 503, everything else → 500 (spec smg-newest §2.9).
+ */
+export type EngineErrorKind = 'dead' | 'closed' | 'decode' | 'transport' | 'engine_error' | 'invalid';
+
+export class EngineError extends Error {
+  override name = 'EngineError';
+  constructor(
+    readonly kind: EngineErrorKind,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Per-rank view for /workers and metrics. */
+export interface RankState {
+  rank: number;
+  inFlight: number;
+  load: EngineLoad | null;
+}
+
+/** A live request: its chunks in order; the iterator throws EngineError on failure. */
+export interface RequestStream extends AsyncIterable<EngineChunk> {
+  readonly requestId: string;
+  readonly rank: number;
+}
+
+export interface EngineClientApi {
+  readonly url: string;
+  readonly runtime: RuntimeType;
+  readonly registrations: readonly Registration[];
+  /** False once any liveness rule has latched the client dead or it was closed. */
+  readonly alive: boolean;
+  /** The smallest max_model_len across ranks. */
+  readonly maxModelLen: number;
+  submit(req: EngineRequest): RequestStream;
+  /** Ends the request locally and sends ABORT; idempotent. */
+  abort(requestId: string): void;
+  ranks(): RankState[];
+  /** Called once when the client latches dead (with the reason). */
+  onDead(listener: (err: EngineError) => void): void;
+  close(): Promise<void>;
+}

@@ -1,0 +1,147 @@
+/**
+ * Dialect-neutral shapes that cross the engine seam. Only `engine/dialects/*` know wire shapes;
+ * everything above them (engine client, pipeline, gateway) speaks these types.
+ */
+
+export type RuntimeType = 'vllm' | 'tokenspeed';
+
+/** Structured-output constraint; at most one is set per request. */
+export type StructuredConstraint =
+  | { kind: 'json_schema'; schema: string | Record<string, unknown> }
+  | { kind: 'json_object' }
+  | { kind: 'regex'; pattern: string }
+  | { kind: 'grammar'; grammar: string }
+  | { kind: 'choice'; choices: string[] }
+  | { kind: 'structural_tag'; tag: string };
+
+/** Sampling as the gateway has decided it; each dialect maps it onto its own wire form. */
+export interface SamplingSpec {
+  temperature: number;
+  topP: number;
+  topK: number; // 0 or -1 = disabled
+  minP: number;
+  presencePenalty: number;
+  frequencyPenalty: number;
+  repetitionPenalty: number;
+  seed: number | null;
+  maxTokens: number; // always explicit, >= 1
+  minTokens: number;
+  /** Token ids the engine stops on (its stop_reason reports the id). */
+  stopTokenIds: number[];
+  /** Primary EOS id (vLLM `_eos_token_id`); null when ignore_eos or unknown. */
+  eosTokenId: number | null;
+  /** Every id that counts as a stop for min_tokens masking (vLLM `_all_stop_token_ids`). */
+  allStopTokenIds: number[];
+  ignoreEos: boolean;
+  /** Top-k sample logprobs per generated token; null = none. */
+  logprobs: number | null;
+  promptLogprobs: number | null;
+  logitBias: Map<number, number> | null;
+  allowedTokenIds: number[] | null;
+  badWordsTokenIds: number[][] | null;
+  structured: StructuredConstraint | null;
+  skipSpecialTokens: boolean;
+}
+
+export interface EngineRequest {
+  /** Wire id: unique among live requests of one engine client. */
+  requestId: string;
+  promptTokenIds: number[];
+  sampling: SamplingSpec;
+  /** Wall-clock epoch seconds. */
+  arrivalTime: number;
+  cacheSalt: string | null;
+  /** Pin to a data-parallel rank; null lets the client choose. */
+  dataParallelRank: number | null;
+  priority: number;
+}
+
+export type FinishReason = 'stop' | 'length' | 'abort' | 'error' | 'repetition';
+
+export interface TopLogprob {
+  tokenId: number;
+  logprob: number;
+}
+
+/** Logprob information for one generated token. */
+export interface TokenLogprob {
+  tokenId: number;
+  logprob: number;
+  /** Vocab rank (>= 1) of the sampled token, when the engine reports it. */
+  rank: number | null;
+  /** Ranked candidates as the engine sent them (may repeat the sampled id). */
+  top: TopLogprob[];
+}
+
+/** One request's progress inside one output batch. */
+export interface RequestOutput {
+  requestId: string;
+  /** Tokens generated since the previous output for this request (delta). */
+  newTokenIds: number[];
+  finish: FinishReason | null;
+  /** Matched stop token id (or string) when a stop token ended generation. */
+  stopReason: number | string | null;
+  logprobs: TokenLogprob[] | null;
+  /** Prompt tokens served from cache, when the engine reports it. */
+  cachedTokens: number | null;
+  /** Engine-side error text, when it sends one (TokenSpeed abort rows). */
+  errorMessage: string | null;
+}
+
+export interface EngineLoad {
+  numRunning: number;
+  numWaiting: number;
+  kvCacheUsage: number;
+}
+
+/** What one message on the output socket means, after decoding. */
+export type OutputEvent =
+  | {
+      kind: 'batch';
+      engineIndex: number;
+      outputs: RequestOutput[];
+      load: EngineLoad | null;
+      /** Ids the engine says are finished (engine-initiated finishes). */
+      finishedRequests: string[] | null;
+    }
+  | { kind: 'utility'; engineIndex: number; callId: number; failure: string | null; result: unknown }
+  | { kind: 'wave_complete'; engineIndex: number; wave: number }
+  | { kind: 'start_wave'; engineIndex: number; wave: number }
+  | { kind: 'dead' };
+
+/** The engine's registration (vLLM EngineCoreReadyResponse), defaults filled in. */
+export interface Registration {
+  maxModelLen: number;
+  numGpuBlocks: number;
+  blockSize: number;
+  dtype: string;
+  version: string;
+  worldSize: number;
+  dataParallelSize: number;
+  dataParallelRank: number | null;
+  tensorParallelSize: number;
+  maxNumSeqs: number | null;
+  maxNumBatchedTokens: number | null;
+  instanceId: string | null;
+  /** Every key the engine sent, for display and forward compatibility. */
+  raw: Record<string, unknown>;
+}
+
+/** The frames that follow the ROUTER identity on the input socket: [type byte, payload, aux…]. */
+export type InputFrames = Buffer[];
+
+export interface Dialect {
+  readonly runtime: RuntimeType;
+  encodeAdd(req: EngineRequest): InputFrames;
+  encodeAbort(requestIds: string[]): InputFrames;
+  /** Null when the engine has no lockstep waves. */
+  encodeStartWave(wave: number): InputFrames | null;
+  /** Throws WireDecodeError on a registration the gateway must reject. */
+  decodeRegistration(payload: Buffer): Registration;
+  /** Throws WireDecodeError on an undecodable message. */
+  decodeOutput(frames: Buffer[]): OutputEvent;
+}
+
+export class WireDecodeError extends Error {
+  override name = 'WireDecodeError';
+}

@@ -1,0 +1,55 @@
+import { pino, type Logger } from 'pino';
+
+export type { Logger };
+
+export interface LoggerOptions {
+  level?: string;
+  json?: boolean;
+  /** Where lines go; defaults to stdout. Tests pass a stream to capture lines. */
+  destination?: NodeJS.WritableStream;
+}
+
+/**
+ * The one logger of the process. Plain `LEVEL message key=value` lines by default (readable in a
+ * terminal and in CI logs); `--log-json` switches to pino's JSON lines.
+ */
+export function createLogger(opts: LoggerOptions = {}): Logger {
+  const level = opts.level ?? process.env.SMG_LOG_LEVEL ?? 'info';
+  const dest = opts.destination ?? process.stdout;
+  if (opts.json) return pino({ level, base: undefined }, dest as pino.DestinationStream);
+  return pino(
+    {
+      level,
+      base: undefined,
+      timestamp: false,
+      formatters: { level: (label) => ({ level: label }) },
+    },
+    plainLineStream(dest),
+  );
+}
+
+/** Turns pino's JSON objects into `2026-11-30T04:27:29.123Z INFO message k=v` lines. */
+function plainLineStream(dest: NodeJS.WritableStream): pino.DestinationStream {
+  return {
+    write(line: string) {
+      let rec: Record<string, unknown>;
+      try {
+        rec = JSON.parse(line) as Record<string, unknown>;
+      } catch {
+        dest.write(line);
+        return;
+      }
+      const { level, msg, ...rest } = rec;
+      let out = `${new Date().toISOString()} ${String(level).toUpperCase().padEnd(5)} ${String(msg ?? '')}`;
+      for (const [k, v] of Object.entries(rest)) {
+        out += ` ${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`;
+      }
+      dest.write(out + '\n');
+    },
+  };
+}
+
+/** A logger that drops everything (unit tests that do not inspect logs). */
+export function silentLogger(): Logger {
+  return pino({ level: 'silent' });
+}
