@@ -54,6 +54,11 @@ export interface EngineRequest {
   /** Pin to a data-parallel rank; null lets the client choose. */
   dataParallelRank: number | null;
   priority: number;
+  /**
+   * Whether the client streams (TokenSpeed `stream`: per-step rows instead of rows at the 1st,
+   * every 50th and the final token). Absent = true; vLLM ignores it.
+   */
+  stream?: boolean;
 }
 
 export type FinishReason = 'stop' | 'length' | 'abort' | 'error' | 'repetition';
@@ -86,6 +91,16 @@ export interface RequestOutput {
   cachedTokens: number | null;
   /** Engine-side error text, when it sends one (TokenSpeed abort rows). */
   errorMessage: string | null;
+  /** Cumulative prompt tokens as the engine counts them, when it reports them (TokenSpeed). */
+  promptTokens?: number | null;
+  /** Cumulative generated tokens including this output's and the stop token (TokenSpeed). */
+  completionTokens?: number | null;
+  /**
+   * True when the last id of `newTokenIds` is the token that ended generation by a stop condition
+   * (EOS, a stop_token_ids id, or a grammar's terminating token). The engine counts it; the
+   * gateway decides whether to render it (no_stop_trim). Absent when the dialect cannot tell.
+   */
+  endsWithStopToken?: boolean;
 }
 
 export interface EngineLoad {
@@ -144,4 +159,13 @@ export interface Dialect {
 
 export class WireDecodeError extends Error {
   override name = 'WireDecodeError';
+}
+
+/**
+ * Thrown by `Dialect.encode*` for a request the engine would reject. Engines validate on decode
+ * and a rejected message kills their input thread silently, so refusing to send is the only safe
+ * reaction (the caller should fail that one request, not the connection).
+ */
+export class WireEncodeError extends Error {
+  override name = 'WireEncodeError';
 }

@@ -1,0 +1,81 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { runPort } from './port-command.js';
+
+/**
+ * `smg <command>`: each command owns its argv. Serve and mock-engine must see engine flags verbatim,
+ * so the top level only picks the command and never parses the rest.
+ */
+interface CommandEntry {
+  summary: string;
+  run: (argv: string[]) => Promise<number>;
+}
+
+const commands: Record<string, CommandEntry> = {
+  serve: {
+    summary: 'Start headless engines and the gateway together',
+    run: async (argv) => (await import('./serve-command.js')).runServe(argv),
+  },
+  launch: {
+    summary: 'Run the gateway alone against engines started elsewhere',
+    run: async (argv) => (await import('../gateway/launch-command.js')).runLaunch(argv),
+  },
+  'mock-engine': {
+    summary: 'Run a simulated headless vLLM/TokenSpeed engine (no GPU needed)',
+    run: async (argv) => (await import('../mock-engine/cli.js')).runMockEngine(argv),
+  },
+  port: {
+    summary: 'Print the handshake port derived from an ipc:// worker URL',
+    run: async (argv) => runPort(argv),
+  },
+  demo: {
+    summary: 'Serve a built-in model on mock engines and show a chat completion',
+    run: async (argv) => (await import('./demo-command.js')).runDemo(argv),
+  },
+};
+
+export function version(): string {
+  const pkgPath = fileURLToPath(new URL('../../package.json', import.meta.url));
+  return (JSON.parse(readFileSync(pkgPath, 'utf8')) as { version: string }).version;
+}
+
+export function topLevelHelp(): string {
+  const width = Math.max(...Object.keys(commands).map((c) => c.length));
+  const lines = Object.entries(commands).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`);
+  return [
+    'Usage: smg <command> [options]',
+    '',
+    'A gateway and process supervisor that serves LLMs by talking token ids straight to',
+    'headless vLLM and TokenSpeed engines over ZeroMQ.',
+    '',
+    'Commands:',
+    ...lines,
+    '',
+    'Options:',
+    '  -h, --help     Show this help (or `smg <command> --help`)',
+    '  -V, --version  Print the version',
+    '',
+  ].join('\n');
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const [first, ...rest] = argv;
+  if (first === '--version' || first === '-V') {
+    process.stdout.write(`smg ${version()}\n`);
+    return;
+  }
+  if (first === '--help' || first === '-h' || first === 'help') {
+    process.stdout.write(topLevelHelp());
+    return;
+  }
+  const entry = first === undefined ? undefined : commands[first];
+  if (!entry) {
+    if (first !== undefined) process.stderr.write(`smg: unknown command '${first}'\n\n`);
+    process.stderr.write(topLevelHelp());
+    process.exitCode = 1;
+    return;
+  }
+  const code = await entry.run(rest);
+  // Long-running commands resolve only when they are done; sockets may keep the loop alive otherwise.
+  process.exit(code);
+}

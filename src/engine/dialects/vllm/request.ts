@@ -1,0 +1,73 @@
+/**
+ * Gateway side of the request plane (spec wire-vllm §3): the frames after the ROUTER identity,
+ * `[type byte, msgpack payload]`. ADD carries a 20-element `EngineCoreRequest` array, exactly as
+ * vLLM 0.26/0.27's own frontend sends it (vector R1).
+ */
+import type { EngineRequest, InputFrames } from '../../types.js';
+import { WireEncodeError } from '../../types.js';
+import { MsgpackWriter } from '../../msgpack/writer.js';
+import { ENGINE_CORE_REQUEST_FIELDS, RequestType } from './constants.js';
+import { checkSamplingSpec, writeSamplingParams } from './sampling.js';
+
+// One writer reused by every encode (they are synchronous); each frame gets a copy of the bytes.
+const w = new MsgpackWriter(4096);
+
+function typeFrame(type: number): Buffer {
+  return Buffer.from([type]);
+}
+
+/** ADD. Throws WireEncodeError for a request the engine would reject. */
+export function encodeAdd(req: EngineRequest): InputFrames {
+  if (req.promptTokenIds.length === 0) throw new WireEncodeError(`request ${req.requestId}: empty prompt`);
+  checkSamplingSpec(req.sampling);
+  try {
+    w.reset();
+    w.arrayHeader(ENGINE_CORE_REQUEST_FIELDS);
+    w.str(req.requestId); // 0 request_id
+    w.uintArray(req.promptTokenIds); // 1 prompt_token_ids
+    w.nil(); // 2 mm_features
+    writeSamplingParams(w, req.sampling); // 3 sampling_params
+    w.nil(); // 4 pooling_params
+    w.float64(req.arrivalTime); // 5 arrival_time
+    w.nil(); // 6 lora_request
+    if (req.cacheSalt === null) w.nil();
+    else w.str(req.cacheSalt); // 7 cache_salt
+    if (req.dataParallelRank === null) w.nil();
+    else w.int(req.dataParallelRank); // 8 data_parallel_rank (informational for the engine)
+    w.nil().nil(); // 9 prompt_embeds, 10 prompt_is_token_ids
+    // 11 client_index: must be 0 — it indexes the engine's list of output sockets (one here).
+    w.int(0).int(0).int(req.priority); // 11 client_index, 12 current_wave, 13 priority
+    w.nil().bool(false).nil().nil().nil().bool(false); // 14..19 (trace … abort_immediately)
+    return [typeFrame(RequestType.ADD), w.toBuffer()];
+  } catch (err) {
+    if (err instanceof WireEncodeError) throw err;
+    throw new WireEncodeError(`request ${req.requestId}: ${(err as Error).message}`);
+  }
+}
+
+/** ABORT: idempotent; the engine sends nothing back for a client abort. */
+export function encodeAbort(requestIds: readonly string[]): InputFrames {
+  w.reset().strArray(requestIds);
+  return [typeFrame(RequestType.ABORT), w.toBuffer()];
+}
+
+/**
+ * START_DP_WAVE `[wave, nil]` (lockstep MoE groups only). exclude_rank is always nil: every rank
+ * must wake, including the one that got the new request (spec §3.6).
+ */
+export function encodeStartWave(wave: number): InputFrames {
+  w.reset().arrayHeader(2).int(wave).nil();
+  return [typeFrame(RequestType.START_DP_WAVE), w.toBuffer()];
+}
+
+/**
+ * UTILITY `[client_index=0, call_id, method, args]`; the reply comes on the output socket.
+ * Keep call ids below 2^53 (or pass a bigint) so they survive a round trip.
+ */
+export function encodeUtility(callId: number | bigint, method: string, args: readonly unknown[] = []): InputFrames {
+  w.reset().arrayHeader(4).int(0);
+  if (typeof callId === 'bigint') w.bigint(callId);
+  else w.int(callId);
+  w.str(method).value(args);
+  return [typeFrame(RequestType.UTILITY), w.toBuffer()];
+}

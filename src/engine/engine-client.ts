@@ -1,0 +1,403 @@
+/**
+ * The gateway's connection to one ZMQ worker: N engines behind one socket set. Dialect-agnostic:
+ * the Dialect turns requests into input frames and output frames into OutputEvents; this file
+ * owns admission, rank choice, the single output reader, the MoE wake and liveness.
+ *
+ * Liveness (smg-newest §2.8) plus one rule SMG lacks: a peer disconnect on the input or output
+ * socket. A SIGKILLed engine sends no sentinel; without this its requests would wait for the
+ * silence watchdog (300 s).
+ */
+import type * as zmq from 'zeromq';
+import type { Logger } from '../util/logger.js';
+import {
+  EngineError,
+  type EngineChunk,
+  type EngineClientApi,
+  type RankState,
+  type RequestStream,
+} from './client-types.js';
+import { formatEngineId } from './engine-id.js';
+import { CLIENT_CLOSED_TEXT, ENGINE_DEAD_TEXT, OUTPUT_ENDED_TEXT } from './error-texts.js';
+import { formatSeconds, runHandshake, DEFAULT_SEND_TIMEOUT_MS, type HandshakeResult } from './handshake.js';
+import { deriveAddresses, prepareIpcEndpoints, removeOwnSocketFiles, type EngineAddresses } from './ipc-path.js';
+import { DecodeErrorRun, SilenceWatchdog } from './liveness.js';
+import { RankTable } from './rank-table.js';
+import { EngineRequestStream } from './request-stream.js';
+import { SendQueue } from './send-queue.js';
+import type {
+  Dialect,
+  EngineRequest,
+  InputFrames,
+  OutputEvent,
+  Registration,
+  RequestOutput,
+  RuntimeType,
+} from './types.js';
+import { WaveClock } from './wave-clock.js';
+
+export { CLIENT_CLOSED_TEXT, ENGINE_DEAD_TEXT, OUTPUT_ENDED_TEXT };
+export const DEFAULT_SILENCE_TIMEOUT_MS = 300_000;
+
+export interface EngineClientOptions {
+  /** `ipc://<path>` */
+  url: string;
+  engineCount: number;
+  dialect: Dialect;
+  /** tcp:// override of the FNV-derived handshake address. */
+  handshakeAddress?: string | null;
+  /** Per awaited handshake message; default 600 s. */
+  stageTimeoutMs?: number;
+  /** Output silence with requests in flight that counts as death; default 300 s. */
+  silenceTimeoutMs?: number;
+  /** A blocked input send counts as death after this; default 10 s. */
+  sendTimeoutMs?: number;
+  logger: Logger;
+  /** Cancels the handshake and releases its binds (worker removal). */
+  signal?: AbortSignal;
+}
+
+/** Binds, runs the handshake for exactly `engineCount` engines and returns a live client. */
+export async function connectEngineClient(opts: EngineClientOptions): Promise<EngineClient> {
+  const addresses = deriveAddresses(opts.url, opts.handshakeAddress);
+  await prepareIpcEndpoints(addresses);
+  opts.logger.info(
+    `Binding ZMQ client for worker ${opts.url} (handshake=${addresses.handshake}, engines=${opts.engineCount})`,
+  );
+  const hs = await runHandshake({
+    addresses,
+    engineCount: opts.engineCount,
+    dialect: opts.dialect,
+    stageTimeoutMs: opts.stageTimeoutMs,
+    sendTimeoutMs: opts.sendTimeoutMs ?? DEFAULT_SEND_TIMEOUT_MS,
+    signal: opts.signal,
+    logger: opts.logger,
+  });
+  return new EngineClient(opts, addresses, hs);
+}
+
+/** The pipeline's view of one output; the only place RequestOutput fields are mapped. */
+function toChunk(o: RequestOutput): EngineChunk {
+  return {
+    tokenIds: o.newTokenIds,
+    finish: o.finish,
+    stopReason: o.stopReason,
+    logprobs: o.logprobs,
+    cachedTokens: o.cachedTokens,
+  };
+}
+
+function errText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+export class EngineClient implements EngineClientApi {
+  readonly url: string;
+  readonly runtime: RuntimeType;
+  readonly registrations: readonly Registration[];
+  readonly maxModelLen: number;
+  readonly addresses: EngineAddresses;
+
+  private readonly dialect: Dialect;
+  private readonly logger: Logger;
+  private readonly input: zmq.Router;
+  private readonly output: zmq.Pull;
+  private readonly hs: HandshakeResult;
+  /** Engine index → routing identity, in identity order. */
+  private readonly identities = new Map<number, Buffer>();
+  private readonly table: RankTable;
+  private readonly wave: WaveClock;
+  private readonly sends: SendQueue;
+  private readonly watchdog: SilenceWatchdog;
+  private readonly decodeErrors = new DecodeErrorRun();
+  private readonly streams = new Map<string, EngineRequestStream>();
+  private readonly deadListeners: ((err: EngineError) => void)[] = [];
+  private readonly dropHandler = (id: string) => this.abort(id);
+
+  private live = true;
+  private deadError: EngineError | null = null;
+  private closePromise: Promise<void> | null = null;
+
+  constructor(opts: EngineClientOptions, addresses: EngineAddresses, hs: HandshakeResult) {
+    this.url = opts.url;
+    this.dialect = opts.dialect;
+    this.runtime = opts.dialect.runtime;
+    this.logger = opts.logger;
+    this.addresses = addresses;
+    this.hs = hs;
+    this.input = hs.input;
+    this.output = hs.output;
+    this.registrations = hs.engines.map((e) => e.registration);
+    this.maxModelLen = Math.min(...this.registrations.map((r) => r.maxModelLen));
+    for (const e of hs.engines) this.identities.set(e.index, e.identity);
+    this.table = new RankTable(hs.engines.map((e) => e.index));
+    this.wave = WaveClock.forRegistrations(this.registrations);
+    this.sends = new SendQueue(this.input, (err) => this.onSendFailure(err));
+    const silenceMs = opts.silenceTimeoutMs ?? DEFAULT_SILENCE_TIMEOUT_MS;
+    this.watchdog = new SilenceWatchdog(
+      silenceMs,
+      () => this.streams.size > 0,
+      () =>
+        this.die(
+          new EngineError('dead', ENGINE_DEAD_TEXT),
+          `no engine output for ${formatSeconds(silenceMs)} with in-flight requests; treating engine as dead`,
+        ),
+    );
+    // Monitors were started before any engine connected; a disconnect during the handshake is
+    // delivered now and kills the client at once, which is what it means.
+    hs.inputEvents.on('disconnect', (ev) => this.onPeerGone('input', ev.address));
+    hs.outputEvents.on('disconnect', (ev) => this.onPeerGone('output', ev.address));
+    this.logger.info(
+      {
+        worker: this.url,
+        engines: hs.engines.map((e) => formatEngineId(e.identity)).join(','),
+        lockstep: this.wave.lockstep,
+        maxModelLen: this.maxModelLen,
+      },
+      'ZMQ engine group connected',
+    );
+    void this.readLoop();
+  }
+
+  get alive(): boolean {
+    return this.live;
+  }
+
+  /** The reason the client latched dead, if it did. */
+  get deathReason(): EngineError | null {
+    return this.deadError;
+  }
+
+  get lockstep(): boolean {
+    return this.wave.lockstep;
+  }
+
+  get inFlight(): number {
+    return this.streams.size;
+  }
+
+  submit(req: EngineRequest): RequestStream {
+    if (!this.live) throw new EngineError('closed', CLIENT_CLOSED_TEXT);
+    const id = req.requestId;
+    if (this.streams.has(id)) throw new EngineError('invalid', `request \`${id}\` is already in flight`);
+    const rank = this.table.reserve(id, req.dataParallelRank);
+    let frames: InputFrames;
+    try {
+      frames = this.dialect.encodeAdd(req);
+    } catch (err) {
+      this.table.release(id);
+      throw err instanceof EngineError ? err : new EngineError('invalid', errText(err));
+    }
+    const stream = new EngineRequestStream(id, rank, this.dropHandler);
+    const wasIdle = this.streams.size === 0;
+    this.streams.set(id, stream);
+    if (wasIdle) this.watchdog.activate();
+    this.sendTo(rank, frames);
+    const wave = this.wave.afterAdd();
+    if (wave !== null) this.broadcastWave(wave);
+    return stream;
+  }
+
+  abort(requestId: string): void {
+    const stream = this.streams.get(requestId);
+    if (!stream) return;
+    this.streams.delete(requestId);
+    const rank = this.table.release(requestId);
+    stream.finish();
+    this.watchdog.touch();
+    // vLLM answers an abort with nothing; late outputs for this id are dropped as unknown.
+    if (this.live && rank !== null) this.sendTo(rank, this.dialect.encodeAbort([requestId]));
+  }
+
+  ranks(): RankState[] {
+    return this.table.states();
+  }
+
+  onDead(listener: (err: EngineError) => void): void {
+    if (this.deadError) {
+      const err = this.deadError;
+      queueMicrotask(() => listener(err));
+      return;
+    }
+    this.deadListeners.push(listener);
+  }
+
+  close(): Promise<void> {
+    if (!this.closePromise) this.closePromise = this.doClose();
+    return this.closePromise;
+  }
+
+  private async doClose(): Promise<void> {
+    this.live = false;
+    this.failAll(new EngineError('closed', CLIENT_CLOSED_TEXT));
+    this.shutdownSockets();
+    await removeOwnSocketFiles(this.hs.socketFiles);
+  }
+
+  // ------------------------------------------------------------------ sending
+
+  private sendTo(rank: number, frames: InputFrames): void {
+    const identity = this.identities.get(rank);
+    if (!identity) return;
+    this.sends.enqueue([identity, ...frames]);
+  }
+
+  /** START_DP_WAVE to every rank in identity order, the holder included. */
+  private broadcastWave(wave: number): void {
+    const frames = this.dialect.encodeStartWave(wave);
+    if (!frames) return;
+    for (const identity of this.identities.values()) this.sends.enqueue([identity, ...frames]);
+  }
+
+  private onSendFailure(err: unknown): void {
+    if (!this.live) return;
+    const code = (err as { code?: string } | null)?.code;
+    const msg =
+      code === 'EAGAIN'
+        ? 'engine input send timed out; treating engine as dead'
+        : code === 'EHOSTUNREACH'
+          ? 'engine input send failed: engine unreachable; treating engine as dead'
+          : 'engine input send failed; treating engine as dead';
+    this.die(new EngineError('dead', ENGINE_DEAD_TEXT), msg, { error: errText(err) });
+  }
+
+  // ------------------------------------------------------------------ receiving
+
+  private async readLoop(): Promise<void> {
+    const out = this.output;
+    for (;;) {
+      let frames: Buffer[];
+      try {
+        frames = await out.receive();
+      } catch (err) {
+        if (!this.live) return;
+        if (out.closed) this.die(new EngineError('closed', OUTPUT_ENDED_TEXT), 'engine output stream ended');
+        else this.die(new EngineError('transport', `transport error: ${errText(err)}`), 'engine output socket failed');
+        return;
+      }
+      this.onMessage(frames);
+      if (!this.live) return;
+    }
+  }
+
+  private onMessage(frames: Buffer[]): void {
+    this.watchdog.touch();
+    let ev: OutputEvent;
+    try {
+      ev = this.dialect.decodeOutput(frames);
+    } catch (err) {
+      const text = errText(err);
+      if (this.decodeErrors.record()) {
+        this.die(
+          new EngineError('decode', text),
+          'engine output undecodable repeatedly; failing all in-flight requests',
+          { error: text },
+        );
+      } else {
+        this.logger.warn({ worker: this.url, error: text }, 'ignoring undecodable engine output');
+      }
+      return;
+    }
+    switch (ev.kind) {
+      case 'batch':
+        this.decodeErrors.reset();
+        this.onBatch(ev);
+        return;
+      case 'dead':
+        this.die(new EngineError('dead', ENGINE_DEAD_TEXT), 'received ENGINE_CORE_DEAD sentinel from engine');
+        return;
+      case 'wave_complete':
+      case 'start_wave':
+        this.decodeErrors.reset();
+        this.onWaveMessage(ev);
+        return;
+      case 'utility':
+        this.decodeErrors.reset();
+        this.logger.debug({ worker: this.url, callId: ev.callId }, 'ignoring engine utility reply');
+        return;
+    }
+  }
+
+  private onBatch(ev: Extract<OutputEvent, { kind: 'batch' }>): void {
+    // Load first, so a rank emptied by this batch drops the stale counts the batch carried.
+    if (ev.load) this.table.storeLoad(ev.engineIndex, ev.load);
+    for (const o of ev.outputs) {
+      const stream = this.streams.get(o.requestId);
+      if (!stream) continue; // aborted or unknown: late outputs are dropped
+      stream.push(toChunk(o));
+      if (o.finish !== null) this.complete(o.requestId, stream);
+    }
+    if (ev.finishedRequests) {
+      for (const id of ev.finishedRequests) {
+        const stream = this.streams.get(id);
+        if (!stream) {
+          this.table.release(id);
+          continue;
+        }
+        // The engine says it is done with a request it gave no terminal output for; end the
+        // stream as aborted rather than leave it waiting for the silence watchdog.
+        stream.push({ tokenIds: [], finish: 'abort', stopReason: null, logprobs: null, cachedTokens: null });
+        this.complete(id, stream);
+      }
+    }
+  }
+
+  private complete(id: string, stream: EngineRequestStream): void {
+    this.streams.delete(id);
+    this.table.release(id);
+    stream.finish();
+  }
+
+  private onWaveMessage(ev: Extract<OutputEvent, { kind: 'wave_complete' | 'start_wave' }>): void {
+    if (!this.wave.lockstep) {
+      this.logger.debug({ worker: this.url }, 'wave notification from independent ranks; ignoring');
+      return;
+    }
+    if (ev.kind === 'wave_complete') {
+      this.wave.onWaveComplete(ev.wave);
+      return;
+    }
+    const wave = this.wave.onStartWave(ev.wave);
+    if (wave !== null) this.broadcastWave(wave);
+  }
+
+  // ------------------------------------------------------------------ death
+
+  private onPeerGone(socket: 'input' | 'output', address: string): void {
+    if (!this.live) return;
+    this.die(
+      new EngineError('dead', ENGINE_DEAD_TEXT),
+      `engine disconnected from the ${socket} socket; treating engine as dead`,
+      { address },
+    );
+  }
+
+  /** Latches the client dead: every in-flight request fails with `err`, sockets are released. */
+  private die(err: EngineError, logMsg: string, extra: Record<string, unknown> = {}): void {
+    if (!this.live) return;
+    this.live = false;
+    this.deadError = err;
+    this.logger.error({ worker: this.url, inFlight: this.streams.size, ...extra }, logMsg);
+    this.failAll(err);
+    this.shutdownSockets();
+    for (const listener of this.deadListeners.splice(0)) {
+      try {
+        listener(err);
+      } catch (e) {
+        this.logger.error({ worker: this.url, error: errText(e) }, 'engine death listener threw');
+      }
+    }
+  }
+
+  private failAll(err: EngineError): void {
+    const streams = [...this.streams.values()];
+    this.streams.clear();
+    this.table.clear();
+    for (const s of streams) s.fail(err);
+  }
+
+  private shutdownSockets(): void {
+    this.watchdog.stop();
+    this.sends.clear();
+    for (const s of [this.input, this.output]) if (!s.closed) s.close();
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * The route table. `buildApp(ctx)` returns a Hono app with no socket, so tests call
+ * `app.request()`; `startGateway` serves the same app. The metrics app is separate (own port).
+ */
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import type { GatewayContext } from './context.js';
+import { gatewayError } from './errors.js';
+import { apiKeyAuth } from './middleware/auth.js';
+import { concurrencyLimit } from './middleware/concurrency.js';
+import { drainGate } from './middleware/drain-gate.js';
+import type { AppEnv } from './middleware/env.js';
+import { httpAccounting } from './middleware/http-metrics.js';
+import { requestId } from './middleware/request-id.js';
+import { INFERENCE_PATHS } from './route-deps.js';
+import { registerAdminRoutes } from './routes/admin.js';
+import { registerInferenceRoutes } from './routes/inference.js';
+import { registerModelRoutes } from './routes/models.js';
+import { registerProbeRoutes } from './routes/probes.js';
+import { registerWorkerRoutes } from './routes/workers.js';
+
+const GUARDED = ['/v1/*', '/workers', '/workers/*', '/flush_cache', '/generate'];
+
+export function buildApp(ctx: GatewayContext): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const cfg = ctx.config;
+
+  app.use('*', httpAccounting(ctx));
+  app.use('*', requestId());
+  app.use('*', drainGate(ctx));
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize: cfg.maxBodyBytes,
+      onError: (c) => c.text('Failed to buffer the request body: length limit exceeded', 413),
+    }),
+  );
+  const auth = apiKeyAuth(cfg.apiKey);
+  for (const p of GUARDED) app.use(p, auth);
+  const limit = concurrencyLimit(cfg.maxConcurrentRequests, cfg.queueSize, cfg.queueTimeoutSecs);
+  for (const p of Object.values(INFERENCE_PATHS)) app.use(p, limit);
+
+  registerProbeRoutes(app, ctx);
+  registerModelRoutes(app, ctx);
+  registerWorkerRoutes(app, ctx);
+  registerAdminRoutes(app, ctx);
+  registerInferenceRoutes(app, ctx);
+
+  app.notFound((c) => c.body(null, 404));
+  app.onError((err, c) => {
+    ctx.logger.error({ path: c.req.path, err: err.message }, 'unhandled error in request handler');
+    return gatewayError(500, 'internal_error', err.message);
+  });
+  return app;
+}
+
+/** The Prometheus listener's app: GET /metrics and nothing else. */
+export function buildMetricsApp(ctx: GatewayContext): Hono {
+  const app = new Hono();
+  app.get('/metrics', async (c) => c.body(await ctx.metrics.render(), 200, { 'Content-Type': ctx.metrics.contentType }));
+  app.notFound((c) => c.body(null, 404));
+  return app;
+}

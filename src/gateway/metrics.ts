@@ -1,0 +1,143 @@
+/**
+ * One prom-client Registry for the process (cli-and-api §5.11 names). Worker and engine gauges
+ * are computed at scrape time from the worker manager, so they can never drift from it.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { WorkerMetricsSink } from '../workers/manager.js';
+import type { PolicyName } from '../workers/types.js';
+import type { Worker } from '../workers/worker.js';
+
+/** SMG's duration buckets, applied to every *_duration_seconds metric. */
+export const DURATION_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 30, 45, 60, 90, 120, 180, 240];
+
+const ZMQ = 'zmq';
+const WORKER_TYPE = 'regular';
+/** Removed workers keep a -1 health series for a while; bounded so churn cannot grow memory. */
+const MAX_REMOVED = 256;
+
+/** What the request pipeline records per request (router_type/connection_mode are fixed here). */
+export interface RouterMetrics {
+  readonly requestsTotal: Counter<'router_type' | 'backend_type' | 'connection_mode' | 'model' | 'endpoint' | 'streaming'>;
+  readonly requestDuration: Histogram<'router_type' | 'backend_type' | 'connection_mode' | 'model' | 'endpoint'>;
+  readonly errorsTotal: Counter<'router_type' | 'backend_type' | 'connection_mode' | 'model' | 'endpoint' | 'error_type'>;
+  readonly ttft: Histogram<'router_type' | 'backend_type' | 'model' | 'endpoint'>;
+  readonly tpot: Histogram<'router_type' | 'backend_type' | 'model' | 'endpoint'>;
+  readonly generationDuration: Histogram<'router_type' | 'backend_type' | 'model' | 'endpoint'>;
+  readonly tokensTotal: Counter<'router_type' | 'backend_type' | 'model' | 'endpoint' | 'token_type'>;
+  /** Label values shared by every router series. */
+  readonly fixedLabels: { router_type: string; connection_mode: string };
+}
+
+export class GatewayMetrics implements WorkerMetricsSink {
+  readonly registry = new Registry();
+  readonly httpRequests: Counter<'method' | 'path'>;
+  readonly httpDuration: Histogram<'method' | 'path'>;
+  readonly httpResponses: Counter<'path' | 'status_code' | 'error_code'>;
+  readonly httpActive: Gauge;
+  readonly router: RouterMetrics;
+  private readonly selection: Counter<'worker_type' | 'connection_mode' | 'model' | 'policy' | 'runtime'>;
+  private readonly healthChecks: Counter<'worker_type' | 'connection_mode' | 'runtime' | 'result'>;
+  readonly workerErrors: Counter<'worker_type' | 'connection_mode' | 'runtime' | 'error_type'>;
+  private readonly removedWorkers = new Map<string, string>();
+
+  constructor(workers: () => readonly Worker[], opts: { defaultMetrics?: boolean } = {}) {
+    const registers = [this.registry];
+    this.httpRequests = new Counter({ name: 'smg_http_requests_total', help: 'HTTP requests received', labelNames: ['method', 'path'], registers });
+    this.httpDuration = new Histogram({ name: 'smg_http_request_duration_seconds', help: 'HTTP request duration until the response head', labelNames: ['method', 'path'], buckets: DURATION_BUCKETS, registers });
+    this.httpResponses = new Counter({ name: 'smg_http_responses_total', help: 'HTTP responses by status', labelNames: ['path', 'status_code', 'error_code'], registers });
+    this.httpActive = new Gauge({ name: 'smg_http_connections_active', help: 'HTTP requests in flight (streams until their last byte)', registers });
+
+    const routerLabels = ['router_type', 'backend_type', 'connection_mode', 'model', 'endpoint'] as const;
+    const genLabels = ['router_type', 'backend_type', 'model', 'endpoint'] as const;
+    this.router = {
+      requestsTotal: new Counter({ name: 'smg_router_requests_total', help: 'Inference requests routed', labelNames: [...routerLabels, 'streaming'], registers }),
+      requestDuration: new Histogram({ name: 'smg_router_request_duration_seconds', help: 'Inference request duration', labelNames: [...routerLabels], buckets: DURATION_BUCKETS, registers }),
+      errorsTotal: new Counter({ name: 'smg_router_request_errors_total', help: 'Inference request errors', labelNames: [...routerLabels, 'error_type'], registers }),
+      ttft: new Histogram({ name: 'smg_router_ttft_seconds', help: 'Time to first token', labelNames: [...genLabels], buckets: DURATION_BUCKETS, registers }),
+      tpot: new Histogram({ name: 'smg_router_tpot_seconds', help: 'Time per output token', labelNames: [...genLabels], buckets: DURATION_BUCKETS, registers }),
+      generationDuration: new Histogram({ name: 'smg_router_generation_duration_seconds', help: 'Generation duration', labelNames: [...genLabels], buckets: DURATION_BUCKETS, registers }),
+      tokensTotal: new Counter({ name: 'smg_router_tokens_total', help: 'Tokens processed', labelNames: [...genLabels, 'token_type'], registers }),
+      // SMG labels ZMQ traffic router_type="grpc", connection_mode="grpc" (it rides the gRPC
+      // pipeline); here ZMQ is the only transport, so the label says what it is.
+      fixedLabels: { router_type: 'grpc', connection_mode: ZMQ },
+    };
+
+    this.selection = new Counter({ name: 'smg_worker_selection_total', help: 'Worker selections by policy', labelNames: ['worker_type', 'connection_mode', 'model', 'policy', 'runtime'], registers });
+    this.healthChecks = new Counter({ name: 'smg_worker_health_checks_total', help: 'Worker health probes', labelNames: ['worker_type', 'connection_mode', 'runtime', 'result'], registers });
+    this.workerErrors = new Counter({ name: 'smg_worker_errors_total', help: 'Worker-level errors', labelNames: ['worker_type', 'connection_mode', 'runtime', 'error_type'], registers });
+    this.defineWorkerGauges(workers, registers);
+    if (opts.defaultMetrics) collectDefaultMetrics({ register: this.registry, prefix: 'smg_' });
+  }
+
+  healthCheck(worker: Worker, ok: boolean): void {
+    this.healthChecks.inc({ worker_type: WORKER_TYPE, connection_mode: ZMQ, runtime: worker.runtime, result: ok ? 'success' : 'failure' });
+  }
+
+  selected(worker: Worker, model: string, policy: PolicyName): void {
+    this.selection.inc({ worker_type: WORKER_TYPE, connection_mode: ZMQ, model, policy, runtime: worker.runtime });
+  }
+
+  removed(worker: Worker): void {
+    this.removedWorkers.delete(worker.url);
+    this.removedWorkers.set(worker.url, worker.runtime);
+    if (this.removedWorkers.size > MAX_REMOVED) this.removedWorkers.delete(this.removedWorkers.keys().next().value as string);
+  }
+
+  async render(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  private defineWorkerGauges(workers: () => readonly Worker[], registers: Registry[]): void {
+    const removed = this.removedWorkers;
+    new Gauge({
+      name: 'smg_worker_pool_size', help: 'Registered workers', labelNames: ['worker_type', 'connection_mode', 'model', 'runtime'], registers,
+      collect() {
+        this.reset();
+        for (const w of workers()) this.inc({ worker_type: WORKER_TYPE, connection_mode: ZMQ, model: w.modelId, runtime: w.runtime });
+      },
+    });
+    new Gauge({
+      name: 'smg_worker_connections_active', help: 'Workers with a live engine connection', labelNames: ['worker_type', 'connection_mode', 'runtime'], registers,
+      collect() {
+        this.reset();
+        for (const w of workers()) if (w.hasLiveClient) this.inc({ worker_type: WORKER_TYPE, connection_mode: ZMQ, runtime: w.runtime });
+      },
+    });
+    new Gauge({
+      name: 'smg_worker_health', help: 'Worker health: 1 ready, 0 not ready, -1 removed', labelNames: ['worker', 'connection_mode', 'runtime'], registers,
+      collect() {
+        this.reset();
+        for (const [url, runtime] of removed) this.set({ worker: url, connection_mode: ZMQ, runtime }, -1);
+        for (const w of workers()) this.set({ worker: w.url, connection_mode: ZMQ, runtime: w.runtime }, w.isReady ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'smg_worker_requests_active', help: 'Gateway requests in flight per worker', labelNames: ['worker', 'connection_mode', 'runtime'], registers,
+      collect() {
+        this.reset();
+        for (const w of workers()) this.set({ worker: w.url, connection_mode: ZMQ, runtime: w.runtime }, w.load);
+      },
+    });
+    const rankGauge = (name: string, help: string, value: (r: ReturnType<Worker['ranks']>[number]) => number | null) =>
+      new Gauge({
+        name, help, labelNames: ['worker', 'rank', 'connection_mode', 'runtime'], registers,
+        collect() {
+          this.reset();
+          for (const w of workers()) {
+            for (const r of w.ranks()) {
+              const v = value(r);
+              if (v !== null) this.set({ worker: w.url, rank: String(r.rank), connection_mode: ZMQ, runtime: w.runtime }, v);
+            }
+          }
+        },
+      });
+    rankGauge('smg_engine_running_requests', 'Running requests the engine rank last reported', (r) => r.load?.numRunning ?? null);
+    rankGauge('smg_engine_waiting_requests', 'Waiting requests the engine rank last reported', (r) => r.load?.numWaiting ?? null);
+    rankGauge('smg_engine_kv_cache_usage_ratio', 'KV-cache usage the engine rank last reported (0..1)', (r) => r.load?.kvCacheUsage ?? null);
+    rankGauge('smg_engine_inflight_requests', 'Requests the gateway has in flight on the engine rank', (r) => r.inFlight);
+  }
+}

@@ -1,0 +1,31 @@
+/**
+ * Inference routes are placeholders over the pipeline seam (RouteDeps.inference): the route only
+ * packages the request; the pipeline does everything else. Without a handler → 501.
+ */
+import type { Hono } from 'hono';
+import type { GatewayContext } from '../context.js';
+import { gatewayError } from '../errors.js';
+import type { AppEnv } from '../middleware/env.js';
+import { INFERENCE_PATHS, type InferenceEndpoint } from '../route-deps.js';
+
+/** Always routed (501 until the pipeline is plugged in); the others exist only with a handler. */
+const ALWAYS: readonly InferenceEndpoint[] = ['chat_completions', 'completions'];
+
+export function registerInferenceRoutes(app: Hono<AppEnv>, ctx: GatewayContext): void {
+  const handlers = ctx.deps.inference ?? {};
+  for (const [endpoint, path] of Object.entries(INFERENCE_PATHS) as [InferenceEndpoint, string][]) {
+    const handler = handlers[endpoint];
+    if (!handler && !ALWAYS.includes(endpoint)) continue;
+    app.post(path, async (c) => {
+      if (!handler) {
+        return gatewayError(501, 'not_implemented', `${path} is not available: no request pipeline is configured`);
+      }
+      return handler({
+        request: c.req.raw,
+        requestId: c.get('requestId'),
+        signal: c.req.raw.signal,
+        services: ctx.services,
+      });
+    });
+  }
+}

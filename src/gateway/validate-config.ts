@@ -1,0 +1,46 @@
+/**
+ * Config validation after parsing (cli-and-api §4.1). Returns the `<e>` of
+ * `Configuration validation failed: <e>`, or null.
+ */
+import { checkWorkerUrl } from '../workers/url-checks.js';
+import type { GatewayConfig } from './config.js';
+
+const field = (name: string, value: unknown, reason: string) => `Invalid value for field '${name}': ${String(value)} - ${reason}`;
+
+export function validateGatewayConfig(c: GatewayConfig): string | null {
+  if (c.port <= 0) return field('port', c.port, 'Port must be > 0');
+  if (c.port > 65535) return field('port', c.port, 'Port must be <= 65535');
+  if (c.prometheusPort <= 0) return field('metrics.port', c.prometheusPort, 'Port must be > 0');
+  if (c.prometheusPort > 65535) return field('metrics.port', c.prometheusPort, 'Port must be <= 65535');
+  if (c.requestTimeoutSecs <= 0) return field('request_timeout_secs', c.requestTimeoutSecs, 'Must be > 0');
+  if (c.queueSize < 0) return field('queue_size', c.queueSize, 'Must be >= 0');
+  if (c.queueSize > 0 && c.queueTimeoutSecs <= 0) {
+    return field('queue_timeout_secs', c.queueTimeoutSecs, 'Must be > 0 when queue_size > 0');
+  }
+  if (c.shutdownGracePeriodSecs < 0) return field('shutdown_grace_period_secs', c.shutdownGracePeriodSecs, 'Must be >= 0');
+  if (c.drainSettleSecs < 0) return field('drain_settle_secs', c.drainSettleSecs, 'Must be >= 0');
+  if (c.healthCheckIntervalSecs <= 0) return field('health_check.check_interval_secs', c.healthCheckIntervalSecs, 'Must be > 0');
+  if (c.healthCheckTimeoutSecs <= 0) return field('health_check.timeout_secs', c.healthCheckTimeoutSecs, 'Must be > 0');
+  if (c.healthFailureThreshold < 1) return field('health_check.failure_threshold', c.healthFailureThreshold, 'Must be >= 1');
+  if (c.healthSuccessThreshold < 1) return field('health_check.success_threshold', c.healthSuccessThreshold, 'Must be >= 1');
+  for (const url of c.workerUrls) {
+    const bad = checkWorkerUrl(url);
+    if (bad) return bad;
+  }
+  if (c.policy === 'power_of_two' && c.workerUrls.length < 2) {
+    return 'Incompatible configuration: Power-of-two policy requires at least 2 workers';
+  }
+  return null;
+}
+
+/** Non-fatal notes logged at startup (SMG silently needs --model-path for ZMQ; we say so). */
+export function configWarnings(c: GatewayConfig): string[] {
+  const out: string[] = [];
+  const zmq = c.workerUrls.filter((u) => u.startsWith('ipc://'));
+  if (zmq.length > 0 && c.modelPath === null) {
+    out.push(
+      `--model-path is not set: ZMQ engines report no model name, so the ${zmq.length} ipc:// worker(s) will be rejected at registration unless they carry a model_id label`,
+    );
+  }
+  return out;
+}

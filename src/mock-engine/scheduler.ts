@@ -1,0 +1,227 @@
+/**
+ * One rank's continuous-batching scheduler, simulated: a FCFS waiting queue, a running batch capped
+ * by max_num_seqs, a per-step token budget (chunked prefill) and a KV cache of fixed blocks with
+ * vLLM-style preemption of the newest request when a decode needs a block that is not free. It
+ * exists so the load numbers in scheduler_stats are the mock's own, not invented.
+ */
+import type { Generator } from './generator.js';
+import type { WirePrefillStats } from '../engine/dialects/vllm/index.js';
+import type { TokenLogprob } from '../engine/types.js';
+import { effectiveK, promptLogprobs, sampleLogprobs } from './logprobs.js';
+import { checkStop, FINISH, toLive, type LiveRequest, type MockRequest } from './request.js';
+
+export interface SchedulerConfig {
+  maxModelLen: number;
+  maxNumSeqs: number;
+  maxNumBatchedTokens: number;
+  blockSize: number;
+  numGpuBlocks: number;
+  /** Stats logging on (vLLM default): events + prefill_stats on outputs, scheduler_stats per step. */
+  logStats: boolean;
+}
+
+export type PrefillStats = WirePrefillStats;
+
+export interface OutItem {
+  requestId: string;
+  newTokenIds: number[];
+  newLogprobs: TokenLogprob[] | null;
+  promptLogprobs: TokenLogprob[] | null;
+  finishReason: number | null;
+  stopReason: number | null;
+  events: { type: number; timestamp: number }[] | null;
+  prefillStats: PrefillStats | null;
+}
+
+export interface StepResult {
+  outputs: OutItem[];
+  finished: { req: LiveRequest; finish: number }[];
+  /** Per-step prefix-cache counters for scheduler_stats. */
+  prefixRequests: number;
+  prefixQueries: number;
+}
+
+interface Running extends LiveRequest {
+  prefillTarget: number;
+}
+
+export class RankScheduler {
+  private waiting: Running[] = [];
+  private running: Running[] = [];
+  private usedBlocks = 0;
+
+  constructor(
+    private readonly cfg: SchedulerConfig,
+    private readonly gen: Generator,
+  ) {}
+
+  get numRunning(): number {
+    return this.running.length;
+  }
+  get numWaiting(): number {
+    return this.waiting.length;
+  }
+  get hasWork(): boolean {
+    return this.running.length + this.waiting.length > 0;
+  }
+  get kvUsage(): number {
+    return this.usedBlocks / this.cfg.numGpuBlocks;
+  }
+  has(id: string): boolean {
+    return this.running.some((r) => r.id === id) || this.waiting.some((r) => r.id === id);
+  }
+  ids(): string[] {
+    return [...this.running, ...this.waiting].map((r) => r.id);
+  }
+
+  add(req: MockRequest, now: number): void {
+    this.waiting.push({ ...toLive(req, now), prefillTarget: req.prompt.length });
+  }
+
+  /** Removes the ids that are live; unknown ids are no-ops, like vLLM. */
+  remove(ids: Iterable<string>): LiveRequest[] {
+    const gone: LiveRequest[] = [];
+    for (const id of ids) {
+      for (const list of [this.running, this.waiting]) {
+        const i = list.findIndex((r) => r.id === id);
+        if (i < 0) continue;
+        const [r] = list.splice(i, 1);
+        this.free(r);
+        gone.push(r);
+      }
+    }
+    return gone;
+  }
+
+  removeAll(): LiveRequest[] {
+    return this.remove(this.ids());
+  }
+
+  /** True when the prompt can never be served (a real frontend would have rejected it). */
+  cannotFit(req: MockRequest): boolean {
+    return req.prompt.length >= this.cfg.maxModelLen || this.blocksFor(req.prompt.length + 1) > this.cfg.numGpuBlocks;
+  }
+
+  step(now: number): StepResult {
+    const res: StepResult = { outputs: [], finished: [], prefixRequests: 0, prefixQueries: 0 };
+    let budget = this.cfg.maxNumBatchedTokens;
+    const sampling: Running[] = [];
+    // Running requests first (decodes and unfinished prefill chunks), as vLLM's scheduler does.
+    for (const r of [...this.running]) {
+      if (!this.running.includes(r) || budget <= 0) continue;
+      if (r.computed < r.prefillTarget) {
+        budget -= this.prefillChunk(r, budget, sampling);
+        continue;
+      }
+      if (!this.reserve(r, r.prompt.length + r.output.length + 1, now)) continue;
+      budget -= 1;
+      sampling.push(r);
+    }
+    while (this.waiting.length > 0 && this.running.length < this.cfg.maxNumSeqs && budget > 0) {
+      const r = this.waiting[0];
+      if (this.blocksFor(r.prefillTarget + 1) - r.blocks > this.cfg.numGpuBlocks - this.usedBlocks) break;
+      this.waiting.shift();
+      this.running.push(r);
+      this.take(r, this.blocksFor(r.prefillTarget + 1) - r.blocks);
+      r.pendingEvents.push({ type: 2, timestamp: now });
+      r.needsPrefillStats = true;
+      res.prefixRequests += 1;
+      res.prefixQueries += r.prefillTarget;
+      budget -= this.prefillChunk(r, budget, sampling);
+    }
+    for (const r of sampling) this.sample(r, res);
+    return res;
+  }
+
+  private prefillChunk(r: Running, budget: number, sampling: Running[]): number {
+    const chunk = Math.min(r.prefillTarget - r.computed, budget);
+    r.computed += chunk;
+    // The step that computes the last prompt chunk also samples the first token.
+    if (r.computed >= r.prefillTarget) sampling.push(r);
+    return chunk;
+  }
+
+  private sample(r: Running, res: StepResult): void {
+    const pos = r.output.length;
+    const token = this.gen.tokenAt(r, pos);
+    r.output.push(token);
+    r.computed = r.prompt.length + r.output.length;
+    r.prefillTarget = r.computed;
+    const stop = checkStop(r, this.cfg.maxModelLen);
+    const s = r.sampling;
+    const item: OutItem = {
+      requestId: r.id,
+      newTokenIds: [token],
+      newLogprobs: s.logprobs === null ? null : sampleLogprobs([token], pos, effectiveK(s.logprobs)),
+      promptLogprobs: null,
+      finishReason: stop ? stop.finish : null,
+      stopReason: stop ? stop.stopReason : null,
+      events: null,
+      prefillStats: null,
+    };
+    if (s.promptLogprobs !== null && !r.promptLogprobsSent) {
+      item.promptLogprobs = promptLogprobs(r.prompt, effectiveK(s.promptLogprobs));
+      r.promptLogprobsSent = true;
+    }
+    if (this.cfg.logStats) {
+      if (r.pendingEvents.length > 0) item.events = r.pendingEvents;
+      if (r.needsPrefillStats) item.prefillStats = prefillStats(r.prompt.length);
+    }
+    r.pendingEvents = [];
+    r.needsPrefillStats = false;
+    res.outputs.push(item);
+    if (stop) {
+      this.remove([r.id]);
+      res.finished.push({ req: r, finish: stop.finish });
+    }
+  }
+
+  /** Grows r to `tokens` worth of blocks, preempting the newest running requests if needed. */
+  private reserve(r: Running, tokens: number, now: number): boolean {
+    const need = this.blocksFor(tokens) - r.blocks;
+    while (need > this.cfg.numGpuBlocks - this.usedBlocks) {
+      const victim = this.running[this.running.length - 1];
+      this.preempt(victim, now);
+      if (victim === r) return false;
+    }
+    this.take(r, need);
+    return true;
+  }
+
+  private preempt(r: Running, now: number): void {
+    this.running.splice(this.running.indexOf(r), 1);
+    this.free(r);
+    // Recompute-style preemption: prompt and output are prefilled again when it is rescheduled.
+    r.computed = 0;
+    r.prefillTarget = r.prompt.length + r.output.length;
+    r.pendingEvents.push({ type: 3, timestamp: now });
+    this.waiting.unshift(r);
+  }
+
+  private blocksFor(tokens: number): number {
+    return Math.ceil(tokens / this.cfg.blockSize);
+  }
+  private take(r: LiveRequest, n: number): void {
+    if (n <= 0) return;
+    r.blocks += n;
+    this.usedBlocks += n;
+  }
+  private free(r: LiveRequest): void {
+    this.usedBlocks -= r.blocks;
+    r.blocks = 0;
+  }
+}
+
+/** No prefix cache is simulated, so every prompt token is computed and none is cached. */
+export function prefillStats(promptLen: number): PrefillStats {
+  return {
+    numPromptTokens: promptLen,
+    numComputedTokens: promptLen,
+    numCachedTokens: 0,
+    numLocalCachedTokens: 0,
+    numExternalCachedTokens: 0,
+    numCacheCreationTokens: promptLen,
+  };
+}
+
+export { FINISH };

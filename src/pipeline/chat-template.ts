@@ -1,0 +1,128 @@
+/**
+ * Chat template rendering (request-pipeline.md §4) on @huggingface/jinja: parse once per model,
+ * render per request with the variables SMG passes.
+ */
+import { Template } from '@huggingface/jinja';
+import { detectContentFormat, detectThinkInPrefill, type ContentFormat } from './chat-template-analysis.js';
+import { ChatTemplateError } from './chat-template-error.js';
+import {
+  contentText,
+  normalizeMessages,
+  normalizeTools,
+  type ChatMessageInput,
+  type ToolInput,
+} from './chat-template-messages.js';
+import { detectThinkingToggle, type ThinkingToggle } from './chat-template-thinking.js';
+
+export { ChatTemplateError };
+
+const PREFIX = 'Failed to apply chat template: ';
+const MISSING =
+  'Cannot use chat template functions because tokenizer.chat_template is not set and no template argument was passed! ' +
+  'For information about writing templates and setting the tokenizer.chat_template attribute, please see the ' +
+  'documentation at https://huggingface.co/docs/transformers/main/en/chat_templating';
+
+/**
+ * Names the library declares itself; declaring them again from the context throws
+ * `Variable already declared` (ecosystem.md §2.3), so kwargs may not override them.
+ */
+const BUILTINS = new Set(['raise_exception', 'strftime_now', 'range', 'true', 'false', 'none', 'True', 'False', 'None']);
+
+export interface TemplateSpecialTokens {
+  bosToken: string | null;
+  eosToken: string | null;
+  unkToken: string | null;
+  padToken: string | null;
+}
+
+export interface RenderRequest {
+  messages: readonly ChatMessageInput[];
+  /** Tools as sent (after tool_choice filtering); null/undefined leaves `tools` undefined. */
+  tools?: readonly ToolInput[] | null;
+  /** SMG always passes true for chat; completions-style callers may pass false. */
+  addGenerationPrompt?: boolean;
+  /** Prefill: a final assistant message is continued instead of closed (§4.5 step 6). */
+  continueFinalMessage?: boolean;
+  /** Merged kwargs (see buildTemplateKwargs), spread over the base context. */
+  kwargs?: Record<string, unknown> | null;
+}
+
+export class ChatTemplate {
+  readonly contentFormat: ContentFormat;
+  readonly thinking: ThinkingToggle;
+  /** The generation prompt opens a `<think>` block, so output starts inside reasoning. */
+  readonly thinkInPrefill: boolean;
+  private readonly template: Template;
+  private readonly tokens: TemplateSpecialTokens;
+
+  private constructor(
+    readonly source: string,
+    tokens: TemplateSpecialTokens,
+  ) {
+    const { bosToken, eosToken, unkToken, padToken } = tokens;
+    this.tokens = { bosToken, eosToken, unkToken, padToken };
+    try {
+      this.template = new Template(source);
+    } catch (err) {
+      throw new ChatTemplateError(PREFIX + (err as Error).message);
+    }
+    this.contentFormat = detectContentFormat(this.template.parsed);
+    this.thinkInPrefill = detectThinkInPrefill(this.template.parsed);
+    this.thinking = detectThinkingToggle(source);
+  }
+
+  /** Throws ChatTemplateError when there is no template or it does not parse. */
+  static compile(source: string | null, tokens: TemplateSpecialTokens): ChatTemplate {
+    if (source === null) throw new ChatTemplateError(PREFIX + MISSING);
+    return new ChatTemplate(source, tokens);
+  }
+
+  render(req: RenderRequest): string {
+    let messages = req.messages;
+    let prefill = '';
+    const last = messages.at(-1);
+    if (req.continueFinalMessage && last?.role === 'assistant') {
+      messages = messages.slice(0, -1);
+      prefill = contentText(last.content);
+    }
+
+    const context: Record<string, unknown> = {
+      messages: normalizeMessages(messages, this.contentFormat),
+      add_generation_prompt: req.addGenerationPrompt ?? true,
+    };
+    if (req.tools) context.tools = normalizeTools(req.tools);
+    // Absent special tokens stay undefined (not none), as in SMG's minijinja context.
+    const specials: Array<[string, string | null]> = [
+      ['bos_token', this.tokens.bosToken],
+      ['eos_token', this.tokens.eosToken],
+      ['unk_token', this.tokens.unkToken],
+      ['pad_token', this.tokens.padToken],
+    ];
+    for (const [name, value] of specials) if (value !== null) context[name] = value;
+    for (const [key, value] of Object.entries(req.kwargs ?? {})) {
+      if (value !== undefined && !BUILTINS.has(key)) context[key] = value;
+    }
+
+    let rendered: string;
+    try {
+      rendered = this.template.render(context);
+    } catch (err) {
+      throw new ChatTemplateError(PREFIX + (err as Error).message);
+    }
+    return rendered + prefill;
+  }
+}
+
+const compiled = new WeakMap<object, ChatTemplate>();
+
+/** The compiled template of a tokenizer, parsed on first use and then reused for every request. */
+export function chatTemplateFor(
+  tokenizer: TemplateSpecialTokens & { readonly chatTemplate: string | null },
+): ChatTemplate {
+  let template = compiled.get(tokenizer);
+  if (!template) {
+    template = ChatTemplate.compile(tokenizer.chatTemplate, tokenizer);
+    compiled.set(tokenizer, template);
+  }
+  return template;
+}

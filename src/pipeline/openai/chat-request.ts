@@ -1,0 +1,102 @@
+import { invalid } from './errors.js';
+import { type Body, asBody, optBool, optNumber, optObject, optString } from './fields.js';
+import { type SamplingRequest, parseSamplingRequest } from './sampling-request.js';
+
+/** A chat message as the template sees it; extra fields pass through untouched. */
+export type ChatMessage = Record<string, unknown> & { role: string };
+
+export interface ChatRequest extends SamplingRequest {
+  model: string;
+  messages: ChatMessage[];
+  tools: Record<string, unknown>[] | undefined;
+  toolChoice: unknown;
+  logprobs: boolean;
+  /** Requested ranked candidates per token; undefined when not given. */
+  topLogprobs: number | undefined;
+  chatTemplateKwargs: Record<string, unknown>;
+  continueFinalMessage: boolean;
+  addGenerationPrompt: boolean;
+}
+
+/** Parse, normalize and validate a /v1/chat/completions body (request-pipeline §3.1.1–§3.1.3). */
+export function parseChatRequest(raw: unknown): ChatRequest {
+  const body = asBody(raw);
+  const model = optString(body, 'model');
+  if (!model) throw invalid('model: field is required');
+  const messages = parseMessages(body);
+  const sampling = parseSamplingRequest(body, { maxTokenKeys: ['max_completion_tokens', 'max_tokens'], maxN: 10 });
+
+  const logprobs = optBool(body, 'logprobs') ?? false;
+  const topLogprobs = optNumber(body, 'top_logprobs', { min: 0, max: 20, integer: true });
+  if (topLogprobs !== undefined && !logprobs) {
+    throw invalid('top_logprobs is only allowed when logprobs is enabled');
+  }
+  if (optBool(body, 'return_audio') === true) {
+    throw invalid("'return_audio' must be false because the gRPC backend only supports text output");
+  }
+  const modalities = body.modalities;
+  if (Array.isArray(modalities)) {
+    for (const m of modalities) {
+      if (m !== 'text') throw invalid(`unsupported output modality '${String(m)}'; the gRPC backend only supports text output`);
+    }
+  }
+
+  const { tools, toolChoice } = parseTools(body);
+  return {
+    ...sampling,
+    model,
+    messages,
+    tools,
+    toolChoice,
+    logprobs,
+    topLogprobs,
+    chatTemplateKwargs: optObject(body, 'chat_template_kwargs') ?? {},
+    continueFinalMessage: optBool(body, 'continue_final_message') ?? false,
+    addGenerationPrompt: optBool(body, 'add_generation_prompt') ?? true,
+  };
+}
+
+function parseMessages(body: Body): ChatMessage[] {
+  const raw = body.messages;
+  if (!Array.isArray(raw)) throw invalid('messages: field is required and must be an array');
+  if (raw.length === 0) throw invalid('messages: Validation error: messages cannot be empty');
+  return raw.map((m, i) => {
+    if (m === null || typeof m !== 'object' || Array.isArray(m)) throw invalid(`messages[${i}]: must be an object`);
+    const msg = m as Body;
+    if (typeof msg.role !== 'string') throw invalid(`messages[${i}].role: must be a string`);
+    if (msg.role === 'user') {
+      if (msg.content === '' ) throw invalid('message content cannot be empty');
+      if (Array.isArray(msg.content) && msg.content.length === 0) throw invalid('message content parts cannot be empty');
+      if (msg.content === undefined || msg.content === null) throw invalid('message content cannot be empty');
+    }
+    return msg as ChatMessage;
+  });
+}
+
+/** `functions`/`function_call` are folded into `tools`/`tool_choice`, then tool_choice is checked. */
+function parseTools(body: Body): { tools: Record<string, unknown>[] | undefined; toolChoice: unknown } {
+  let tools = body.tools as unknown;
+  let toolChoice = body.tool_choice as unknown;
+  if (tools === undefined || tools === null) {
+    if (Array.isArray(body.functions)) tools = body.functions.map((f) => ({ type: 'function', function: f }));
+  }
+  if ((toolChoice === undefined || toolChoice === null) && body.function_call !== undefined && body.function_call !== null) {
+    const fc = body.function_call;
+    toolChoice = typeof fc === 'string' ? fc : { type: 'function', function: { name: (fc as Body).name } };
+  }
+  if (tools !== undefined && tools !== null && !Array.isArray(tools)) throw invalid('tools: must be an array');
+  const list = (tools ?? undefined) as Record<string, unknown>[] | undefined;
+  if (toolChoice === undefined || toolChoice === null) {
+    toolChoice = list ? (list.length === 0 ? 'none' : 'auto') : undefined;
+  }
+  if (toolChoice !== undefined && toolChoice !== 'none' && (!list || list.length === 0)) {
+    throw invalid("Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified.");
+  }
+  if (toolChoice && typeof toolChoice === 'object') {
+    const name = ((toolChoice as Body).function as Body | undefined)?.name;
+    if (typeof name === 'string' && !list?.some((t) => ((t.function as Body | undefined)?.name ?? undefined) === name)) {
+      throw invalid(`Invalid value for 'tool_choice': function '${name}' not found in 'tools'.`);
+    }
+  }
+  return { tools: list, toolChoice };
+}

@@ -1,0 +1,44 @@
+/**
+ * The seam between a worker and its engine client. Workers receive a ConnectEngineFn so unit tests
+ * hand in a fake EngineClientApi; the gateway wires `connectEngine` (the real client) by default.
+ */
+import type { EngineClientApi } from '../engine/client-types.js';
+import type { RuntimeType } from '../engine/types.js';
+import type { Logger } from '../util/logger.js';
+
+export interface WorkerConnectOptions {
+  url: string;
+  runtime: RuntimeType;
+  engineCount: number;
+  /** Override from `zmq_handshake_address`; undefined → derived from the ipc path. */
+  handshakeAddress: string | undefined;
+  stageTimeoutMs: number;
+  silenceTimeoutMs: number;
+  logger: Logger;
+  /** Aborted when the worker is removed or replaced: the client must release its binds. */
+  signal: AbortSignal;
+}
+
+export type ConnectEngineFn = (opts: WorkerConnectOptions) => Promise<EngineClientApi>;
+
+/**
+ * The real engine client. Loaded lazily so importing the worker layer (and its unit tests) never
+ * pulls in the native zeromq binding.
+ */
+export const connectEngine: ConnectEngineFn = async (opts) => {
+  const [{ connectEngineClient }, { vllmDialect }, { tokenspeedDialect }] = await Promise.all([
+    import('../engine/engine-client.js'),
+    import('../engine/dialects/vllm/index.js'),
+    import('../engine/dialects/tokenspeed/index.js'),
+  ]);
+  return connectEngineClient({
+    url: opts.url,
+    engineCount: opts.engineCount,
+    dialect: opts.runtime === 'tokenspeed' ? tokenspeedDialect : vllmDialect,
+    handshakeAddress: opts.handshakeAddress,
+    stageTimeoutMs: opts.stageTimeoutMs,
+    silenceTimeoutMs: opts.silenceTimeoutMs,
+    logger: opts.logger,
+    signal: opts.signal,
+  });
+};

@@ -1,0 +1,355 @@
+/**
+ * The worker registry and everything that changes it: background registration jobs, the probe
+ * loop and state machine, connect/dead signals from engine clients, removal with drain, and
+ * worker selection for requests.
+ */
+import { randomUUID } from 'node:crypto';
+import type { EngineError } from '../engine/client-types.js';
+import type { Logger } from '../util/logger.js';
+import type { ConnectEngineFn } from './connect.js';
+import { JobTracker, workflowError } from './jobs.js';
+import { ProbeScheduler } from './prober.js';
+import { RegistrationError, resolveHealth, resolveModelId, resolveWorker, type RegistrationEnv } from './registration.js';
+import { WorkerSelector } from './selector.js';
+import { applyProbe, freshCounters } from './state-machine.js';
+import { TokenizerAutoloader, type TokenizerLoader, type TokenizerRegistry } from './tokenizer-registry.js';
+import { defaultSpec, type JobType, type PolicyName, type WorkerSpec, type WorkersConfig } from './types.js';
+import type { WorkerPatch } from './worker-spec.js';
+import { Worker, type WorkerEvents } from './worker.js';
+
+export interface WorkerMetricsSink {
+  healthCheck(worker: Worker, ok: boolean): void;
+  selected(worker: Worker, model: string, policy: PolicyName): void;
+  removed(worker: Worker): void;
+}
+
+export interface WorkerManagerOptions {
+  config: WorkersConfig;
+  logger: Logger;
+  connect: ConnectEngineFn;
+  tokenizers: TokenizerRegistry;
+  loadTokenizer?: TokenizerLoader | null;
+  metrics?: WorkerMetricsSink;
+  random?: () => number;
+  newId?: () => string;
+}
+
+export type SubmitResult =
+  | { ok: true; id: string }
+  | { ok: false; code: 'WORKER_ALREADY_EXISTS' | 'WORKER_CREATE_IN_PROGRESS'; id: string };
+
+export type Readiness =
+  | { ready: true; healthyWorkers: number; totalWorkers: number }
+  | { ready: false; reason: 'insufficient healthy workers' | 'tokenizer not yet registered' };
+
+const DRAIN_POLL_MS = 50;
+
+export class WorkerManager {
+  readonly jobs: JobTracker;
+  private readonly workers = new Map<string, Worker>();
+  /** Ids reserved by queued AddWorker jobs (GET shows a placeholder; not listed). */
+  private readonly registering = new Map<string, WorkerSpec>();
+  private readonly removing = new Set<string>();
+  /** Add/update jobs run one after another so startup duplicates resolve in order. */
+  private chain: Promise<void> = Promise.resolve();
+  private readonly background = new Set<Promise<void>>();
+  private readonly scheduler: ProbeScheduler;
+  private readonly selector: WorkerSelector;
+  private readonly autoload: TokenizerAutoloader;
+  private readonly events: WorkerEvents;
+  private closed = false;
+
+  constructor(private readonly opts: WorkerManagerOptions) {
+    this.jobs = new JobTracker(opts.logger);
+    this.scheduler = new ProbeScheduler((w) => this.runProbe(w));
+    this.selector = new WorkerSelector(opts.config.policy, opts.logger, opts.random);
+    this.autoload = new TokenizerAutoloader(opts.tokenizers, opts.loadTokenizer ?? null, opts.logger);
+    this.events = {
+      onConnected: (w, rev) => this.onConnected(w, rev),
+      onDead: (w, err) => this.onDead(w, err),
+    };
+  }
+
+  get config(): WorkersConfig {
+    return this.opts.config;
+  }
+  get policyName(): PolicyName {
+    return this.selector.policyName;
+  }
+
+  /** Registered workers in registration order (draining ones included). */
+  list(): Worker[] {
+    return [...this.workers.values()];
+  }
+  get(id: string): Worker | undefined {
+    return this.workers.get(id);
+  }
+  byUrl(url: string): Worker | undefined {
+    for (const w of this.workers.values()) if (w.url === url) return w;
+    return undefined;
+  }
+  /** The spec of a worker whose AddWorker job has not finished. */
+  registeringSpec(id: string): WorkerSpec | undefined {
+    return this.registering.get(id);
+  }
+
+  // ---- jobs -------------------------------------------------------------------------------
+
+  /** POST /workers after the synchronous URL checks. */
+  submitAdd(spec: WorkerSpec): SubmitResult {
+    const existing = this.byUrl(spec.url);
+    if (existing) return { ok: false, code: 'WORKER_ALREADY_EXISTS', id: existing.id };
+    for (const [id, s] of this.registering) {
+      if (s.url === spec.url) return { ok: false, code: 'WORKER_CREATE_IN_PROGRESS', id };
+    }
+    return { ok: true, id: this.enqueueAdd(spec) };
+  }
+
+  /** Startup --worker-urls: runtime pinned by --backend, dp_size from --zmq-engine-count (ipc only). */
+  addStartupWorkers(urls: readonly string[], backend: string | null, zmqEngineCount: number | null): string[] {
+    return urls.map((url) => {
+      const spec = defaultSpec(url);
+      if (url.startsWith('ipc://')) {
+        if (backend === 'vllm' || backend === 'tokenspeed') spec.runtimeType = backend;
+        if (zmqEngineCount !== null && zmqEngineCount > 1) spec.dpSize = zmqEngineCount;
+      }
+      return this.enqueueAdd(spec);
+    });
+  }
+
+  submitRemove(id: string): boolean {
+    const w = this.workers.get(id);
+    if (!w) return false;
+    if (!this.removing.has(id)) {
+      this.jobs.queued(id, 'RemoveWorker', w.url);
+      this.spawn(this.runRemove(w));
+    }
+    return true;
+  }
+
+  submitPatch(id: string, patch: WorkerPatch): boolean {
+    const w = this.workers.get(id);
+    if (!w) return false;
+    this.enqueue(id, 'UpdateWorker', w.url, () => {
+      const spec: WorkerSpec = {
+        ...w.identity.spec,
+        priority: patch.priority ?? w.identity.spec.priority,
+        cost: patch.cost ?? w.identity.spec.cost,
+        labels: patch.labels ? { ...w.identity.spec.labels, ...patch.labels } : w.identity.spec.labels,
+        apiKey: patch.apiKey ?? w.identity.spec.apiKey,
+        health: patch.health ? { ...w.identity.spec.health, ...patch.health } : w.identity.spec.health,
+      };
+      const modelId = resolveModelId(spec, this.config) ?? w.modelId;
+      // Properties only: runtime, engine count and handshake address stay, so the connection does.
+      w.updateIdentity({ ...w.identity, spec, modelId, health: resolveHealth(spec, this.config) });
+      this.afterIdentityChange(w);
+    });
+    return true;
+  }
+
+  /** PUT with the same URL: re-validated like a create; the connection survives unless the transport changed. */
+  submitReplace(id: string, spec: WorkerSpec): boolean {
+    const w = this.workers.get(id);
+    if (!w) return false;
+    this.enqueue(id, 'UpdateWorker', w.url, () => {
+      const next = resolveWorker(spec, id, this.registrationEnv(() => false));
+      const { transportReset } = w.updateIdentity(next);
+      if (transportReset) {
+        w.status = 'pending';
+        w.counters = freshCounters();
+        this.scheduler.schedule(w, 0);
+      }
+      this.afterIdentityChange(w);
+    });
+    return true;
+  }
+
+  // ---- selection and readiness ------------------------------------------------------------
+
+  /** The worker a request should go to, or null when no ready worker serves `model`. */
+  pickWorker(model: string | null, tokenIds: readonly number[] = []): Worker | null {
+    const w = this.selector.pick(this.workers.values(), model, tokenIds);
+    if (w) this.opts.metrics?.selected(w, model ?? w.modelId, this.selector.policyName);
+    return w;
+  }
+
+  readiness(): Readiness {
+    const all = this.list();
+    const ready = all.filter((w) => w.isReady);
+    if (ready.length === 0) return { ready: false, reason: 'insufficient healthy workers' };
+    if (!this.config.disableTokenizerAutoload && ready.some((w) => !this.opts.tokenizers.has(w.modelId))) {
+      return { ready: false, reason: 'tokenizer not yet registered' };
+    }
+    return { ready: true, healthyWorkers: ready.length, totalWorkers: all.length };
+  }
+
+  /** Model ids of all registered workers (pending included), de-duplicated, in order. */
+  modelIds(): string[] {
+    return [...new Set(this.list().map((w) => w.modelId))];
+  }
+
+  /** Resolves once queued jobs and removals have run (tests, shutdown). */
+  async settled(): Promise<void> {
+    for (;;) {
+      const pending = [this.chain, ...this.background];
+      await Promise.allSettled(pending);
+      if ([this.chain, ...this.background].every((p) => pending.includes(p))) return;
+    }
+  }
+
+  /** Stops probing and closes every engine client (sockets and socket files released). */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.scheduler.stop();
+    await Promise.allSettled([this.chain, ...this.background]);
+    await Promise.allSettled(this.list().map((w) => w.close()));
+  }
+
+  // ---- internals --------------------------------------------------------------------------
+
+  private enqueueAdd(spec: WorkerSpec): string {
+    const id = this.opts.newId ? this.opts.newId() : randomUUID();
+    this.registering.set(id, spec);
+    this.enqueue(id, 'AddWorker', spec.url, () => {
+      try {
+        const identity = resolveWorker(spec, id, this.registrationEnv((url) => this.byUrl(url) !== undefined));
+        const child = this.opts.logger.child({ worker: spec.url });
+        const w = new Worker(identity, {
+          connect: this.opts.connect,
+          logger: child,
+          stageTimeoutMs: this.config.zmqStageTimeoutSecs * 1000,
+          silenceTimeoutMs: this.config.zmqSilenceTimeoutSecs * 1000,
+          events: this.events,
+        });
+        this.workers.set(id, w);
+        child.info(
+          `Registered ZMQ worker ${w.url} (id=${id}, runtime=${w.runtime}, model=${w.modelId}, engines=${identity.engineCount})`,
+        );
+        this.selector.workerAdded(w);
+        this.ensureTokenizer(w);
+        // The first probe starts the handshake driver, so the sockets are bound straight away.
+        this.scheduler.schedule(w, 0);
+      } finally {
+        this.registering.delete(id);
+      }
+    });
+    return id;
+  }
+
+  private enqueue(id: string, type: JobType, url: string, job: () => void): void {
+    this.jobs.queued(id, type, url);
+    this.chain = this.chain.then(() => {
+      if (this.closed) return;
+      this.jobs.processing(id);
+      try {
+        job();
+        this.jobs.succeeded(id);
+      } catch (err) {
+        const msg = err instanceof Error ? err.message : String(err);
+        const text = err instanceof RegistrationError ? workflowError('create_local_worker', 'create_worker', msg) : msg;
+        this.jobs.failed(id, type, url, text);
+      }
+    });
+  }
+
+  private registrationEnv(urlTaken: (url: string) => boolean): RegistrationEnv {
+    return {
+      config: this.config,
+      logger: this.opts.logger,
+      urlTaken,
+      zmqPeers: () => this.list().map((w) => ({ url: w.url, handshakeAddress: w.identity.handshakeAddress })),
+    };
+  }
+
+  private afterIdentityChange(w: Worker): void {
+    this.ensureTokenizer(w);
+  }
+
+  private ensureTokenizer(w: Worker): void {
+    if (this.config.disableTokenizerAutoload) return;
+    this.autoload.ensure({
+      modelId: w.modelId,
+      source: w.identity.tokenizerSource ?? w.modelId,
+      chatTemplate: this.config.chatTemplate,
+    });
+  }
+
+  private spawn(p: Promise<void>): void {
+    this.background.add(p);
+    void p.finally(() => this.background.delete(p));
+  }
+
+  private runProbe(w: Worker): void {
+    if (this.closed || this.workers.get(w.id) !== w || w.status === 'draining') return;
+    const outcome = w.probe();
+    const ok = outcome === 'alive';
+    this.opts.metrics?.healthCheck(w, ok);
+    const prev = w.status;
+    const next = applyProbe(prev, w.counters, ok, w.identity.health);
+    w.status = next.status;
+    w.counters = next.counters;
+    if (prev !== next.status) this.logTransition(w, prev);
+    if (!ok && !this.config.disableTokenizerAutoload) this.ensureTokenizer(w);
+    if (w.status === 'failed') {
+      // Failed leaves the probe schedule; only a handshake already in flight can promote it.
+      if (this.config.removeUnhealthyWorkers) {
+        this.opts.logger.child({ worker: w.url }).warn('Removing failed worker from registry');
+        this.submitRemove(w.id);
+      }
+      return;
+    }
+    // After an eviction, rebind promptly instead of waiting a full interval.
+    const delay = outcome === 'evicted' ? this.config.deadReprobeMs : w.identity.health.intervalSecs * 1000;
+    this.scheduler.schedule(w, delay);
+  }
+
+  private onConnected(w: Worker, revision: number): void {
+    if (this.closed || this.workers.get(w.id) !== w || w.revision !== revision || w.status === 'draining') return;
+    const prev = w.status;
+    w.status = 'ready';
+    w.counters = freshCounters();
+    this.opts.logger.child({ worker: w.url }).info(`ZMQ handshake completed for worker ${w.url} (engines=${w.identity.engineCount}); worker is ready`);
+    if (prev !== 'ready') this.logTransition(w, prev);
+    this.scheduler.schedule(w, w.identity.health.intervalSecs * 1000);
+  }
+
+  private onDead(w: Worker, err: EngineError): void {
+    if (this.closed || this.workers.get(w.id) !== w) return;
+    const log = this.opts.logger.child({ worker: w.url });
+    log.warn(`ZMQ engine for ${w.url} died (${err.message}); re-probing in ${this.config.deadReprobeMs} ms`);
+    // Ours, not SMG's: stop routing to a dead engine now rather than after `failure_threshold` probes.
+    if (w.status === 'ready') {
+      w.status = 'not_ready';
+      this.logTransition(w, 'ready');
+    }
+    this.scheduler.scheduleSooner(w, this.config.deadReprobeMs);
+  }
+
+  private async runRemove(w: Worker): Promise<void> {
+    this.removing.add(w.id);
+    this.jobs.processing(w.id);
+    const wasReady = w.status === 'ready';
+    w.status = 'draining';
+    this.scheduler.cancel(w);
+    if (wasReady && w.identity.health.drainSettleSecs > 0) {
+      // Draining ends as soon as our in-flight requests finish, bounded by the drain timeout.
+      const deadline = Date.now() + Math.max(w.identity.health.drainSettleSecs, this.config.drainTimeoutSecs) * 1000;
+      while (w.load > 0 && Date.now() < deadline && !this.closed) await sleep(DRAIN_POLL_MS);
+    }
+    await w.close();
+    this.workers.delete(w.id);
+    this.removing.delete(w.id);
+    this.selector.workerRemoved(w);
+    this.opts.metrics?.removed(w);
+    this.jobs.succeeded(w.id);
+    this.opts.logger.child({ worker: w.url }).info(`Removed worker ${w.url} (id=${w.id})`);
+  }
+
+  private logTransition(w: Worker, prev: string): void {
+    this.opts.logger.child({ worker: w.url }).info(`Worker ${w.url} status changed: ${prev} -> ${w.status}`);
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,42 @@
+/**
+ * Routing policies choose one worker among the ready workers of a model. They see workers, never
+ * engine ranks (a grouped worker picks its rank itself).
+ */
+import type { Logger } from '../../util/logger.js';
+import type { PolicyName } from '../types.js';
+
+export interface RoutableWorker {
+  readonly id: string;
+  readonly url: string;
+  loadScore(): number;
+}
+
+export interface RoutingPolicy {
+  readonly name: PolicyName;
+  /** `candidates` is non-empty, ready only, in registration order. */
+  select<W extends RoutableWorker>(candidates: readonly W[], tokenIds: readonly number[]): W;
+  /** Drops any per-worker state (cache trees) when a worker leaves. */
+  removeWorker?(workerId: string): void;
+}
+
+export interface PolicyEnv {
+  modelId: string;
+  logger: Logger;
+  /** Uniform [0, 1); injected so tests are deterministic. */
+  random: () => number;
+}
+
+/** Lowest load wins; ties go to the first at or after `start`, so equal loads rotate. */
+export function leastLoaded<W extends RoutableWorker>(candidates: readonly W[], start = 0): W {
+  let best = candidates[start % candidates.length];
+  let bestScore = best.loadScore();
+  for (let i = 1; i < candidates.length; i++) {
+    const w = candidates[(start + i) % candidates.length];
+    const s = w.loadScore();
+    if (s < bestScore) {
+      best = w;
+      bestScore = s;
+    }
+  }
+  return best;
+}

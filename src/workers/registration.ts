@@ -1,0 +1,143 @@
+/**
+ * The create_local_worker step: every registration rejection, in SMG's execution order, with its
+ * exact text; on success the identity a Worker is built from.
+ */
+import { handshakeAddressFor } from '../engine/fnv-port.js';
+import type { RuntimeType } from '../engine/types.js';
+import type { Logger } from '../util/logger.js';
+import { connectionModeOf } from './url-checks.js';
+import type { ResolvedHealth, WorkerSpec, WorkersConfig } from './types.js';
+import type { WorkerIdentity } from './worker.js';
+
+export class RegistrationError extends Error {
+  override name = 'RegistrationError';
+}
+
+export interface RegistrationEnv {
+  config: WorkersConfig;
+  logger: Logger;
+  /** create: a worker at this URL already exists. Update paths pass a function returning false. */
+  urlTaken(url: string): boolean;
+  /** Registered ZMQ workers, for the handshake-address claim check. */
+  zmqPeers(): Iterable<{ url: string; handshakeAddress: string }>;
+}
+
+const RUNTIME_UNSPECIFIED =
+  'runtime_type unspecified for ZMQ worker; defaulting to vLLM EngineCore. A TokenSpeed engine must declare its runtime to speak the correct wire protocol: `--backend tokenspeed` for startup --worker-urls workers, or an explicit runtime_type on the worker API spec / YAML worker config.';
+
+/** Model id for a ZMQ worker: the spec or its labels first, then the gateway's --model-path. */
+export function resolveModelId(spec: WorkerSpec, config: WorkersConfig): string | null {
+  const card = spec.models.find((m) => typeof m.id === 'string');
+  return (
+    spec.modelId ??
+    spec.labels.model_id ??
+    spec.labels.served_model_name ??
+    spec.labels.model_path ??
+    (card ? (card.id as string) : null) ??
+    config.modelPath
+  );
+}
+
+export function resolveHealth(spec: WorkerSpec, config: WorkersConfig): ResolvedHealth {
+  const h = spec.health;
+  return {
+    timeoutSecs: h.timeout_secs ?? config.health.timeoutSecs,
+    intervalSecs: h.check_interval_secs ?? config.health.intervalSecs,
+    successThreshold: h.success_threshold ?? config.health.successThreshold,
+    failureThreshold: h.failure_threshold ?? config.health.failureThreshold,
+    drainSettleSecs: h.drain_settle_secs ?? config.drainSettleSecs,
+  };
+}
+
+/** Throws RegistrationError with the user-visible reason; returns the identity otherwise. */
+export function resolveWorker(spec: WorkerSpec, id: string, env: RegistrationEnv): WorkerIdentity {
+  const { config } = env;
+  const url = spec.url;
+  const mode = connectionModeOf(url);
+  const zmqIntent = mode === 'Zmq' || spec.connectionMode?.toLowerCase() === 'zmq';
+  const log = env.logger.child({ worker: url });
+
+  // detect_backend runs before create_local_worker, so its warning comes first.
+  let runtime = spec.runtimeType;
+  if (zmqIntent && runtime === null) {
+    log.warn(RUNTIME_UNSPECIFIED);
+    runtime = 'vllm';
+  }
+
+  if (env.urlTaken(url)) throw new RegistrationError(`Worker ${url} already exists`);
+
+  const modelId = resolveModelId(spec, config);
+  if (zmqIntent && modelId === null) {
+    throw new RegistrationError(
+      `ZMQ worker ${url} has no model identity: EngineCore does not report a served model name, so --model-path (or a model_id label) is required`,
+    );
+  }
+
+  if (!zmqIntent) {
+    if (spec.zmqHandshakeAddress !== null) {
+      throw new RegistrationError(
+        `worker ${url} sets zmq_handshake_address but its connection mode is ${mode}: the field is only meaningful for ZMQ workers`,
+      );
+    }
+    // This gateway has no HTTP or gRPC backend; say so instead of registering a dead worker.
+    throw new RegistrationError(
+      `worker ${url} has connection mode ${mode}: this gateway serves ZMQ direct workers only (ipc:// URLs)`,
+    );
+  }
+
+  if (runtime !== 'vllm' && runtime !== 'tokenspeed') {
+    throw new RegistrationError(
+      `ZMQ worker ${url} has unsupported runtime ${runtime}: only vllm and tokenspeed are supported over the ZMQ direct backend`,
+    );
+  }
+
+  if (spec.workerType !== 'regular') {
+    throw new RegistrationError(
+      `ZMQ worker ${url} cannot serve worker type ${spec.workerType}: the direct-ZMQ backend carries no KV-transfer metadata and has no encode path, so encode/prefill/decode disaggregation requires a gRPC worker`,
+    );
+  }
+
+  if (mode !== 'Zmq') throw new RegistrationError(`ZMQ worker URL must be ipc://<path>, got '${url}'`);
+  const override = spec.zmqHandshakeAddress;
+  if (override !== null && !override.startsWith('tcp://')) {
+    throw new RegistrationError(
+      `zmq_handshake_address must be a tcp:// address (the engine dials a TCP handshake), got '${override}'`,
+    );
+  }
+  const handshakeAddress = override ?? handshakeAddressFor(url);
+  for (const peer of env.zmqPeers()) {
+    if (peer.url !== url && peer.handshakeAddress === handshakeAddress) {
+      throw new RegistrationError(
+        `ZMQ worker ${url} would bind handshake address ${handshakeAddress}, already claimed by worker ${peer.url}: the derived port is a hash of the ipc path, so rename this worker's ipc path or set zmq_handshake_address to a free tcp:// address`,
+      );
+    }
+  }
+
+  // Health checks are the only path that reconnects a restarted engine, so they cannot be turned off.
+  if (config.disableHealthCheck || spec.health.disable_health_check === true) {
+    log.warn(
+      `Ignoring disabled health checks for ZMQ worker ${url}: the ZMQ probe is a local liveness check and the only path that reconnects a restarted engine, so it stays enabled`,
+    );
+  }
+
+  const engineCount = Math.max(1, spec.dpSize ?? 1);
+  if (config.dpAware && engineCount > 1) {
+    throw new RegistrationError(
+      `ZMQ worker ${url} cannot be dp-aware expanded (dp_size=${engineCount}); configure a grouped ZMQ worker (\`dp_size\` on the worker spec) instead`,
+    );
+  }
+
+  return {
+    id,
+    url,
+    runtime: runtime as RuntimeType,
+    engineCount,
+    handshakeOverride: override,
+    handshakeAddress,
+    modelId: modelId as string,
+    tokenizerSource:
+      spec.labels.tokenizer_path ?? config.tokenizerPath ?? spec.labels.model_path ?? config.modelPath ?? modelId,
+    spec,
+    health: resolveHealth(spec, config),
+  };
+}

@@ -1,0 +1,47 @@
+/**
+ * Per-model policy instances over the ready workers of that model. Only `ready` workers are ever
+ * candidates, so a pending, not_ready, failed or draining worker is never picked.
+ */
+import type { Logger } from '../util/logger.js';
+import { createPolicy, type RoutingPolicy } from './policies/index.js';
+import type { PolicyName } from './types.js';
+import type { Worker } from './worker.js';
+
+export class WorkerSelector {
+  private readonly policies = new Map<string, RoutingPolicy>();
+
+  constructor(
+    readonly policyName: PolicyName,
+    private readonly logger: Logger,
+    private readonly random: () => number = Math.random,
+  ) {}
+
+  /** `model` null = any model (the caller did not name one). */
+  pick(workers: Iterable<Worker>, model: string | null, tokenIds: readonly number[]): Worker | null {
+    const candidates: Worker[] = [];
+    for (const w of workers) if (w.isReady && (model === null || w.modelId === model)) candidates.push(w);
+    if (candidates.length === 0) return null;
+    return this.policyFor(model ?? '').select(candidates, tokenIds);
+  }
+
+  workerAdded(worker: Worker): void {
+    if (this.policyName === 'cache_aware') {
+      this.logger.warn(
+        `cache_aware policy for model ${worker.modelId} includes ZMQ worker ${worker.url}: the ZMQ transport has no KV-event stream, so cache tracking for it falls back to the approximate prefix tree`,
+      );
+    }
+  }
+
+  workerRemoved(worker: Worker): void {
+    for (const p of this.policies.values()) p.removeWorker?.(worker.id);
+  }
+
+  private policyFor(model: string): RoutingPolicy {
+    let p = this.policies.get(model);
+    if (!p) {
+      p = createPolicy(this.policyName, { modelId: model, logger: this.logger, random: this.random });
+      this.policies.set(model, p);
+    }
+    return p;
+  }
+}

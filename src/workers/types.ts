@@ -1,0 +1,99 @@
+/**
+ * Shapes shared across the worker layer: statuses, the parsed worker spec (API body or startup URL),
+ * and the health settings after per-worker overrides are merged onto the gateway defaults.
+ */
+
+export type WorkerStatus = 'pending' | 'ready' | 'not_ready' | 'failed' | 'draining';
+
+export type JobType = 'AddWorker' | 'UpdateWorker' | 'RemoveWorker';
+
+/** Runtime names a spec may carry; only vllm and tokenspeed have a ZMQ dialect. */
+export const KNOWN_RUNTIMES = ['sglang', 'vllm', 'trtllm', 'tokenspeed', 'mlx'] as const;
+export type SpecRuntime = (typeof KNOWN_RUNTIMES)[number];
+
+export const WORKER_TYPES = ['regular', 'prefill', 'decode', 'encode'] as const;
+export type WorkerType = (typeof WORKER_TYPES)[number];
+
+/** Per-worker health overrides as sent on the wire (all optional). */
+export interface HealthSpec {
+  timeout_secs?: number;
+  check_interval_secs?: number;
+  success_threshold?: number;
+  failure_threshold?: number;
+  disable_health_check?: boolean;
+  drain_settle_secs?: number;
+}
+
+export interface ResolvedHealth {
+  timeoutSecs: number;
+  intervalSecs: number;
+  successThreshold: number;
+  failureThreshold: number;
+  drainSettleSecs: number;
+}
+
+/** A worker spec after JSON decoding; field names follow the API (snake_case on the wire). */
+export interface WorkerSpec {
+  url: string;
+  runtimeType: SpecRuntime | null;
+  connectionMode: string | null;
+  zmqHandshakeAddress: string | null;
+  dpSize: number | null;
+  workerType: WorkerType;
+  modelId: string | null;
+  labels: Record<string, string>;
+  /** Model cards as sent; only `id` is interpreted here. */
+  models: Array<Record<string, unknown>>;
+  priority: number;
+  cost: number;
+  apiKey: string | null;
+  health: HealthSpec;
+}
+
+export function defaultSpec(url: string): WorkerSpec {
+  return {
+    url,
+    runtimeType: null,
+    connectionMode: null,
+    zmqHandshakeAddress: null,
+    dpSize: null,
+    workerType: 'regular',
+    modelId: null,
+    labels: {},
+    models: [],
+    priority: 50,
+    cost: 1.0,
+    apiKey: null,
+    health: {},
+  };
+}
+
+/** Gateway-wide settings the worker layer needs (a slice of the gateway config). */
+export interface WorkersConfig {
+  modelPath: string | null;
+  tokenizerPath: string | null;
+  chatTemplate: string | null;
+  policy: PolicyName;
+  dpAware: boolean;
+  disableHealthCheck: boolean;
+  removeUnhealthyWorkers: boolean;
+  health: Omit<ResolvedHealth, 'drainSettleSecs'>;
+  drainSettleSecs: number;
+  /** Upper bound on waiting for a removed worker's in-flight requests (the shutdown grace period). */
+  drainTimeoutSecs: number;
+  disableTokenizerAutoload: boolean;
+  zmqStageTimeoutSecs: number;
+  zmqSilenceTimeoutSecs: number;
+  /** Delay before the re-probe that follows an engine death (ours; SMG waits a full interval). */
+  deadReprobeMs: number;
+}
+
+export const POLICY_NAMES = [
+  'cache_aware',
+  'random',
+  'round_robin',
+  'power_of_two',
+  'least_load',
+  'passthrough',
+] as const;
+export type PolicyName = (typeof POLICY_NAMES)[number];

@@ -1,0 +1,109 @@
+// Signal and shutdown policy (spec cli-and-api §2.11).
+// Covers §3 behaviours: 141 (a signal sets the shutting-down flag and exits 128+SIGINT = 130; 143
+// for SIGTERM), 142 (a re-entrant signal does not run the shutdown again — clone divergence allowed
+// by the spec: it force-kills the engines and exits at once instead of being ignored). Also the order
+// gateway drain → engines → exit, and the real signal wiring installing/removing its handlers.
+import { EventEmitter } from 'node:events';
+import { describe, expect, it } from 'vitest';
+import { ShutdownController, signalExitCode, type EngineStopper } from '../../src/launcher/shutdown-controller.js';
+import { installSignalHandlers, SHUTDOWN_SIGNALS } from '../../src/launcher/signals.js';
+
+function harness() {
+  const events: string[] = [];
+  let releaseDrain!: () => void;
+  const engines: EngineStopper = {
+    shutdown: async () => {
+      events.push('engines:shutdown');
+    },
+    killAll: (signal) => events.push(`engines:killAll:${signal}`),
+  };
+  const controller = new ShutdownController({
+    engines,
+    drainGateway: () =>
+      new Promise<void>((r) => {
+        events.push('gateway:drain');
+        releaseDrain = () => r();
+      }),
+    exit: (code) => events.push(`exit:${code}`),
+    log: (level, msg) => events.push(`${level}:${msg}`),
+  });
+  return { controller, events, release: () => releaseDrain() };
+}
+
+describe('ShutdownController', () => {
+  it('maps signals to 128 + signo', () => {
+    expect(signalExitCode('SIGINT')).toBe(130);
+    expect(signalExitCode('SIGTERM')).toBe(143);
+    expect(signalExitCode('SIGHUP')).toBe(129);
+  });
+
+  it('drains the gateway, then stops engines, then exits 130 on SIGINT (§3.141)', async () => {
+    const h = harness();
+    const done = h.controller.onSignal('SIGINT');
+    expect(h.controller.shuttingDown).toBe(true);
+    h.release();
+    await done;
+    expect(h.events).toEqual(['info:Received signal 2, shutting down workers…', 'gateway:drain', 'engines:shutdown', 'exit:130']);
+  });
+
+  it('a second signal during the drain force-kills engines and exits at once (§3.142, divergence)', async () => {
+    const h = harness();
+    void h.controller.onSignal('SIGTERM');
+    await h.controller.onSignal('SIGINT');
+    expect(h.events).toEqual([
+      'info:Received signal 15, shutting down workers…',
+      'gateway:drain',
+      'warn:Received signal 2 again, killing workers now',
+      'engines:killAll:SIGKILL',
+      'exit:130',
+    ]);
+  });
+
+  it('finish() runs the same shutdown with the given code, and is a no-op once a signal owns it', async () => {
+    const h = harness();
+    const f = h.controller.finish(0);
+    h.release();
+    await f;
+    expect(h.events).toEqual(['gateway:drain', 'engines:shutdown', 'exit:0']);
+    await h.controller.finish(1);
+    expect(h.events).toHaveLength(3);
+  });
+
+  it('a failing drain is logged and engines are still stopped', async () => {
+    const events: string[] = [];
+    const c = new ShutdownController({
+      engines: { shutdown: async () => void events.push('engines'), killAll: () => {} },
+      drainGateway: async () => {
+        throw new Error('boom');
+      },
+      exit: (code) => events.push(`exit:${code}`),
+      log: (level, msg) => events.push(`${level}:${msg}`),
+    });
+    await c.onSignal('SIGTERM');
+    expect(events.slice(1)).toEqual(['error:Gateway drain failed: boom', 'engines', 'exit:143']);
+  });
+
+  it('a drain hook set later is used', async () => {
+    const events: string[] = [];
+    const c = new ShutdownController({ engines: { shutdown: async () => {}, killAll: () => {} }, exit: () => {} });
+    c.setDrainGateway(async () => void events.push('drained'));
+    await c.finish(0);
+    expect(events).toEqual(['drained']);
+  });
+});
+
+describe('installSignalHandlers', () => {
+  it('routes SIGINT/SIGTERM/SIGHUP to the controller and the exit hook, then uninstalls', async () => {
+    const emitter = new EventEmitter();
+    const proc = emitter as unknown as NodeJS.Process;
+    const seen: string[] = [];
+    const controller = { onSignal: async (s: NodeJS.Signals) => void seen.push(s) } as unknown as ShutdownController;
+    const uninstall = installSignalHandlers({ controller, proc, killOnExit: () => seen.push('exit') });
+    for (const s of SHUTDOWN_SIGNALS) emitter.emit(s);
+    emitter.emit('exit');
+    expect(seen).toEqual(['SIGINT', 'SIGTERM', 'SIGHUP', 'exit']);
+    uninstall();
+    expect(emitter.listenerCount('SIGINT')).toBe(0);
+    expect(emitter.listenerCount('exit')).toBe(0);
+  });
+});
