@@ -1,13 +1,10 @@
-import type { EngineLoad, EngineRequest, FinishReason, Registration, RuntimeType, TokenLogprob } from './types.js';
+import type { EngineLoad, EngineRequest, Registration, RequestOutput, RuntimeType } from './types.js';
 
-/** One step of a request's output as the pipeline consumes it. */
-export interface EngineChunk {
-  tokenIds: number[];
-  finish: FinishReason | null;
-  stopReason: number | string | null;
-  logprobs: TokenLogprob[] | null;
-  cachedTokens: number | null;
-}
+/**
+ * One step of a request's output as the pipeline consumes it: the dialect's normalized output,
+ * passed through without copying (its `requestId` is simply ignored downstream).
+ */
+export type EngineChunk = Omit<RequestOutput, 'requestId'> & { requestId?: string };
 
 /**
  * Why a request or a whole connection failed. `kind` decides the HTTP status upstream:

@@ -85,6 +85,7 @@ export function normalizeMessages(messages: readonly ChatMessageInput[], format:
     // Absent optional fields must stay absent (`is defined` tests), so undefined keys are dropped.
     for (const [k, v] of Object.entries(message)) if (v !== undefined) out[k] = v;
     const content = message.content;
+    // SMG passes null here; '' is what vLLM/transformers pass and what templates cope with.
     if (content == null) out.content = '';
     else if (Array.isArray(content)) out.content = format === 'openai' ? listParts(content) : flattenParts(content);
     if (Array.isArray(message.tool_calls)) {

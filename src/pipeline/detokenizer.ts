@@ -19,7 +19,7 @@ const REPLACEMENT = '\uFFFD';
  */
 const MAX_HELD = 16;
 
-/** How many trailing prompt ids are worth keeping as left context. */
+/** How many already-emitted ids are worth keeping as left context (prompt ids included). */
 const CONTEXT_IDS = 5;
 
 export interface Decoder {
@@ -61,7 +61,9 @@ export class IncrementalDetokenizer {
   /** Moves the read point to the end of the window and returns the text that became final. */
   private commit(full: string): string {
     const text = full.length > this.prefixText.length ? full.slice(this.prefixText.length) : '';
-    this.window.splice(0, this.readIdx);
+    // The new prefix is what was just read, trimmed to a few ids of context. Starting the window
+    // mid-character is harmless: prefix and full decodes then begin with the same U+FFFD.
+    this.window.splice(0, Math.max(this.readIdx, this.window.length - CONTEXT_IDS));
     this.readIdx = this.window.length;
     this.prefixText = this.decode(this.window);
     return text;

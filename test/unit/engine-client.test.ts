@@ -101,7 +101,7 @@ describe('engine client: requests', () => {
     await g.engines[0].emit(batch(0, [['r1', [6, 7], 'stop']], { load: { numRunning: 1, numWaiting: 0, kvCacheUsage: 0.3 } }));
     const { chunks, error } = await collect(s);
     expect(error).toBeNull();
-    expect(chunks.map((c) => c.tokenIds)).toEqual([[5], [6, 7]]);
+    expect(chunks.map((c) => c.newTokenIds)).toEqual([[5], [6, 7]]);
     expect(chunks.map((c) => c.finish)).toEqual([null, 'stop']);
     // Load stored, then the release emptied the rank: running/waiting reset, kv kept.
     expect(g.client.ranks()).toEqual([{ rank: 0, inFlight: 0, load: { numRunning: 0, numWaiting: 0, kvCacheUsage: 0.3 } }]);
@@ -154,7 +154,7 @@ describe('engine client: requests', () => {
     await e.emit(batch(0, [['x', [1], null]])); // late output of the aborted request
     const s2 = g.client.submit(sampleRequest('y'));
     await e.emit(batch(0, [['y', [2], 'length']]));
-    expect((await collect(s2)).chunks.map((c) => c.tokenIds)).toEqual([[2]]);
+    expect((await collect(s2)).chunks.map((c) => c.newTokenIds)).toEqual([[2]]);
     await e.waitForInput(3);
     await sleep(50);
     expect(e.decodedInputs().map(([t]) => t)).toEqual([0, 1, 0]); // the second abort sent nothing
@@ -165,7 +165,7 @@ describe('engine client: requests', () => {
     const s = g.client.submit(sampleRequest('brk'));
     await g.engines[0].emit(batch(0, [['brk', [1], null]]));
     for await (const c of s) {
-      expect(c.tokenIds).toEqual([1]);
+      expect(c.newTokenIds).toEqual([1]);
       break;
     }
     await g.engines[0].waitForInput(2);
@@ -248,7 +248,7 @@ describe('engine client: liveness', () => {
     await e.emit(batch(0, [['g', [2], 'stop']]));
     const { chunks, error } = await collect(s);
     expect(error).toBeNull();
-    expect(chunks.map((c) => c.tokenIds)).toEqual([[1], [2]]);
+    expect(chunks.map((c) => c.newTokenIds)).toEqual([[1], [2]]);
     expect(g.client.alive).toBe(true);
     expect(logged(g.lines, 'ignoring undecodable engine output')).toBe(4);
   });

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { decodeEngineInput, encodeAdd, type ParsedAddRequest } from '../../src/engine/dialects/vllm/index.js';
 import { readTyped, toPlain } from '../../src/engine/msgpack/reader.js';
-import { WireEncodeError, type SamplingSpec } from '../../src/engine/types.js';
+import { WireEncodeError, type SamplingSpec, type StructuredConstraint } from '../../src/engine/types.js';
 import { r1Request } from './vllm-fixtures.js';
 
 /** Encode with the gateway, then decode with the strict fake-engine decoder. */
@@ -98,7 +98,7 @@ describe('sampling map', () => {
 });
 
 describe('structured_outputs', () => {
-  it.each([
+  const cases: Array<[StructuredConstraint, Record<string, unknown>]> = [
     [{ kind: 'json_schema', schema: '{"type":"object"}' }, { json: { type: 'object' }, _backend: 'guidance' }],
     [{ kind: 'json_schema', schema: { type: 'string' } }, { json: { type: 'string' }, _backend: 'guidance' }],
     [{ kind: 'json_schema', schema: 'not json' }, { json: 'not json', _backend: 'guidance' }],
@@ -108,7 +108,8 @@ describe('structured_outputs', () => {
     [{ kind: 'grammar', grammar: 'root ::= "x"' }, { grammar: 'root ::= "x"', _backend: 'guidance' }],
     [{ kind: 'choice', choices: ['a', 'b'] }, { choice: ['a', 'b'], _backend: 'guidance' }],
     [{ kind: 'structural_tag', tag: '{}' }, { structural_tag: '{}', _backend: 'xgrammar' }],
-  ] as const)('%j', (structured, expected) => {
+  ];
+  it.each(cases)('%j', (structured, expected) => {
     expect(wireSampling({ structured })['structured_outputs']).toEqual(expected);
     expect(roundTrip({ structured }).sampling.structuredOutputs).not.toBeNull();
   });

@@ -107,7 +107,8 @@ class TypedReader {
 
   private take(n: number): Uint8Array {
     this.need(n);
-    const out = this.bytes.slice(this.pos, this.pos + n); // a copy, like vLLM's ext-3 handling
+    // A real copy with its own ArrayBuffer (Buffer#slice would be a view into the frame).
+    const out = new Uint8Array(this.bytes.subarray(this.pos, this.pos + n));
     this.pos += n;
     return out;
   }

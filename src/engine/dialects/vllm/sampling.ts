@@ -37,6 +37,8 @@ const K = {
   backend: encodeStr('_backend'),
 };
 
+const NO_IDS: readonly number[] = [];
+
 /** vLLM's frontend clamps biases to this range before they reach the engine. */
 const LOGIT_BIAS_LIMIT = 100;
 
@@ -155,7 +157,8 @@ export function writeSamplingParams(w: MsgpackWriter, s: SamplingSpec): void {
  * `_all_stop_token_ids` (masked until min_tokens): the caller's set plus stop ids and EOS, in
  * first-seen order without duplicates. Under ignore_eos the EOS id is left out (Errata 2).
  */
-function allStopIds(s: SamplingSpec, stopIds: readonly number[], eos: number | null, dropId: number | null): number[] {
+function allStopIds(s: SamplingSpec, stopIds: readonly number[], eos: number | null, dropId: number | null): readonly number[] {
+  if (s.allStopTokenIds.length === 0 && stopIds.length === 0 && eos === null) return NO_IDS;
   const seen = new Set<number>();
   const out: number[] = [];
   const add = (id: number): void => {

@@ -1,0 +1,120 @@
+/**
+ * `startGateway`: the main listener, the metrics listener, startup workers, and graceful shutdown
+ * (readiness `draining` → settle → stop accepting → in-flight finish within the grace period →
+ * close connections → close engine clients and their sockets).
+ */
+import type { Server } from 'node:http';
+import { isIP } from 'node:net';
+import { createAdaptorServer } from '@hono/node-server';
+import type { Hono } from 'hono';
+import { buildApp, buildMetricsApp } from './app.js';
+import type { GatewayConfig } from './config.js';
+import { createGatewayContext, type ContextOptions, type GatewayContext } from './context.js';
+import type { AppEnv } from './middleware/env.js';
+
+export interface GatewayHandle {
+  readonly ctx: GatewayContext;
+  readonly app: Hono<AppEnv>;
+  /** Bound ports (useful with port 0 in tests). */
+  readonly port: number;
+  readonly metricsPort: number;
+  /** Graceful shutdown; idempotent, every call returns the same promise. */
+  close(): Promise<void>;
+}
+
+type FetchFn = (req: Request) => Response | Promise<Response>;
+
+function listen(fetch: FetchFn, host: string, port: number): Promise<Server> {
+  const server = createAdaptorServer({ fetch: (req) => fetch(req) }) as Server;
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve(server);
+    });
+  });
+}
+
+function boundPort(server: Server): number {
+  const a = server.address();
+  return typeof a === 'object' && a !== null ? a.port : 0;
+}
+
+function hostPort(host: string, port: number): string {
+  return isIP(host) === 6 ? `[${host}]:${port}` : `${host}:${port}`;
+}
+
+function closeServer(server: Server, boundMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, boundMs);
+    server.close(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+export async function startGateway(config: GatewayConfig, opts: ContextOptions = {}): Promise<GatewayHandle> {
+  const ctx = createGatewayContext(config, { defaultMetrics: true, ...opts });
+  const log = ctx.logger;
+  const app = buildApp(ctx);
+
+  let metricsHost = config.prometheusHost;
+  if (isIP(metricsHost) === 0) {
+    log.error(`Invalid prometheus host '${metricsHost}'; falling back to 0.0.0.0`);
+    metricsHost = '0.0.0.0';
+  }
+  const metricsApp = buildMetricsApp(ctx);
+  let metricsServer: Server;
+  try {
+    metricsServer = await listen(metricsApp.fetch, metricsHost, config.prometheusPort);
+  } catch (err) {
+    throw new Error(`failed to bind metrics server on ${hostPort(metricsHost, config.prometheusPort)}: ${(err as Error).message}`);
+  }
+  const metricsPort = boundPort(metricsServer);
+  log.info(`Metrics server listening on ${hostPort(metricsHost, metricsPort)} (/metrics)`);
+
+  let server: Server;
+  try {
+    server = await listen(app.fetch, config.host, config.port);
+  } catch (err) {
+    await closeServer(metricsServer, 1000);
+    throw err;
+  }
+  const port = boundPort(server);
+  log.info(`Gateway listening on ${hostPort(config.host, port)} (policy=${config.policy}, workers=${config.workerUrls.length})`);
+
+  // Startup workers register in the background; HTTP serves meanwhile.
+  ctx.workers.addStartupWorkers(config.workerUrls, config.backend, config.zmqEngineCount);
+
+  let closing: Promise<void> | null = null;
+  const shutdown = async () => {
+    ctx.lifecycle.startDraining();
+    const graceMs = config.shutdownGracePeriodSecs * 1000;
+    const settleMs = Math.min(graceMs / 2, config.drainSettleSecs * 1000);
+    log.info(`Shutting down: /readiness reports draining; in-flight requests get up to ${config.shutdownGracePeriodSecs}s`);
+    if (settleMs > 0) await sleep(settleMs);
+    const closed = closeServer(server, Math.max(graceMs - settleMs, 0) + 1000);
+    const idle = await ctx.lifecycle.waitIdle(Math.max(graceMs - settleMs, 0));
+    if (!idle) log.warn(`Grace period over with ${ctx.lifecycle.inFlight} request(s) still in flight; closing their connections`);
+    server.closeAllConnections();
+    await closed;
+    await ctx.workers.close();
+    metricsServer.closeAllConnections();
+    await closeServer(metricsServer, 1000);
+    log.info('Gateway stopped');
+  };
+
+  return {
+    ctx,
+    app,
+    port,
+    metricsPort,
+    close() {
+      closing ??= shutdown();
+      return closing;
+    },
+  };
+}
