@@ -239,6 +239,27 @@ describe('removal and updates', () => {
     expect(worker.status).toBe('ready');
   });
 
+  it('a handshake of a replaced transport that completes late is ignored (stale revision)', async () => {
+    const { mgr, fake } = setup();
+    fake.honorAbort = false;
+    const r = mgr.submitAdd({ ...defaultSpec(URL_A), runtimeType: 'vllm' });
+    if (!r.ok) throw new Error();
+    await tick();
+    const old = fake.pendingFor(URL_A)!;
+    mgr.submitReplace(r.id, { ...defaultSpec(URL_A), runtimeType: 'tokenspeed' });
+    await tick();
+    const w = mgr.get(r.id)!;
+    const stale = old.complete();
+    await tick();
+    expect(stale.closed).toBe(true);
+    expect(w.status).toBe('pending');
+    expect(w.hasLiveClient).toBe(false);
+    fake.pendingFor(URL_A)!.complete();
+    await tick();
+    expect(w.status).toBe('ready');
+    expect(w.runtime).toBe('tokenspeed');
+  });
+
   it('a request on a worker without a connection fails fast and kicks the driver', async () => {
     const { mgr, fake } = setup();
     const r = mgr.submitAdd({ ...defaultSpec(URL_A), runtimeType: 'vllm' });

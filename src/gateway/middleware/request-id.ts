@@ -37,6 +37,14 @@ export function requestId(): MiddlewareHandler<AppEnv> {
     id ??= generateRequestId(c.req.path);
     c.set('requestId', id);
     await next();
-    c.res.headers.set('x-request-id', id);
+    try {
+      c.res.headers.set('x-request-id', id);
+    } catch {
+      // A handler may return a Response with immutable headers (e.g. one passed through from fetch).
+      const copy = new Response(c.res.body, c.res);
+      copy.headers.set('x-request-id', id);
+      c.res = undefined;
+      c.res = copy;
+    }
   };
 }

@@ -1,0 +1,206 @@
+/**
+ * One HTTP request's generation: submit every choice (n > 1 fan-out, completions batches) to the
+ * worker's engine client, decode each choice's tokens through its own StopDecoder, and merge the
+ * choices into one ordered stream of events. A choice that stops on a stop string aborts its engine
+ * request at once instead of letting the engine run on (an improvement over SMG).
+ */
+import { EngineError, type EngineClientApi, type EngineChunk, type RequestStream } from '../engine/client-types.js';
+import type { EngineRequest, SamplingSpec, TokenLogprob } from '../engine/types.js';
+import { AsyncQueue } from './async-queue.js';
+import type { Decoder } from './detokenizer.js';
+import { ApiError } from './openai/errors.js';
+import { StopDecoder } from './stop-decoder.js';
+
+export interface ChoiceSpec {
+  /** Index of this choice in the response. */
+  index: number;
+  wireId: string;
+  promptTokenIds: number[];
+  sampling: SamplingSpec;
+}
+
+export interface DecodeRules {
+  stopStrings: readonly string[];
+  /** Single-token stop strings: id → string (reported as the matched stop). */
+  tokenStopStrings: ReadonlyMap<number, string>;
+  /** Ids that end a choice without being shown (user stop ids; EOS unless ignore_eos). */
+  stopTokenIds: readonly number[];
+  keepStop: boolean;
+  skipSpecialTokens: boolean;
+}
+
+export type FinishKind = 'stop' | 'length' | 'abort';
+
+export type GenEvent =
+  | { kind: 'delta'; index: number; text: string; logprobs: TokenLogprob[] | null }
+  | {
+      kind: 'end';
+      index: number;
+      finishReason: FinishKind;
+      matchedStop: string | number | null;
+      promptTokens: number;
+      completionTokens: number;
+      cachedTokens: number;
+      /** Logprobs of tokens whose text never became visible (held at the end). */
+      logprobs: TokenLogprob[] | null;
+    };
+
+export interface GenerateOptions {
+  client: EngineClientApi;
+  tokenizer: Decoder;
+  choices: ChoiceSpec[];
+  rules: DecodeRules;
+  /** Client disconnect. */
+  signal: AbortSignal;
+  timeoutMs: number;
+  /** Whether the client streams (TokenSpeed sends fewer rows when not). */
+  stream: boolean;
+}
+
+export const ENGINE_ERROR_FINISH = 'engine finished the request with an error (see engine logs)';
+
+/**
+ * Submits every choice, then returns the merged event stream. Submission failures throw before
+ * anything is returned, so the caller can still answer with a proper HTTP status.
+ */
+export function generate(opts: GenerateOptions): AsyncIterable<GenEvent> {
+  const { client } = opts;
+  const streams: RequestStream[] = [];
+  try {
+    for (const c of opts.choices) streams.push(client.submit(toEngineRequest(c, opts.stream)));
+  } catch (err) {
+    for (const s of streams) client.abort(s.requestId);
+    throw err;
+  }
+
+  const queue = new AsyncQueue<GenEvent>();
+  const live = new Set(streams.map((s) => s.requestId));
+  const abortAll = () => {
+    for (const id of live) client.abort(id);
+    live.clear();
+  };
+  const timer = setTimeout(() => {
+    abortAll();
+    queue.fail(new ApiError(504, 'request_timeout', `Request timed out after ${opts.timeoutMs / 1000}s`));
+  }, opts.timeoutMs);
+  timer.unref();
+  const onAbort = () => {
+    abortAll();
+    queue.end();
+  };
+  if (opts.signal.aborted) onAbort();
+  else opts.signal.addEventListener('abort', onAbort, { once: true });
+
+  let remaining = streams.length;
+  const finishOne = () => {
+    if (--remaining === 0) {
+      clearTimeout(timer);
+      opts.signal.removeEventListener('abort', onAbort);
+      queue.end();
+    }
+  };
+  streams.forEach((s, i) => {
+    const choice = opts.choices[i];
+    runChoice(s, choice, opts, queue).then(
+      () => {
+        live.delete(s.requestId);
+        finishOne();
+      },
+      (err: unknown) => {
+        live.delete(s.requestId);
+        clearTimeout(timer);
+        abortAll();
+        queue.fail(err);
+      },
+    );
+  });
+  return queue;
+}
+
+function toEngineRequest(c: ChoiceSpec, stream: boolean): EngineRequest {
+  return {
+    requestId: c.wireId,
+    promptTokenIds: c.promptTokenIds,
+    sampling: c.sampling,
+    arrivalTime: Date.now() / 1000,
+    cacheSalt: null,
+    dataParallelRank: null,
+    priority: 0,
+    stream,
+  };
+}
+
+async function runChoice(
+  stream: RequestStream,
+  choice: ChoiceSpec,
+  opts: GenerateOptions,
+  out: AsyncQueue<GenEvent>,
+): Promise<void> {
+  const { rules } = opts;
+  const decoder = new StopDecoder(opts.tokenizer, {
+    skipSpecialTokens: rules.skipSpecialTokens,
+    stopStrings: rules.stopStrings,
+    stopTokenIds: rules.stopTokenIds,
+    noStopTrim: rules.keepStop,
+    tokenStopStrings: rules.tokenStopStrings,
+    promptIds: choice.promptTokenIds,
+  });
+  const index = choice.index;
+  let completionTokens = 0;
+  let promptTokens = choice.promptTokenIds.length;
+  let cachedTokens = 0;
+  let pending: TokenLogprob[] | null = null;
+
+  for await (const chunk of stream) {
+    completionTokens += chunk.newTokenIds.length;
+    if (chunk.promptTokens) promptTokens = chunk.promptTokens;
+    if (chunk.cachedTokens) cachedTokens = Math.max(cachedTokens, chunk.cachedTokens);
+    if (chunk.logprobs) pending = pending ? pending.concat(chunk.logprobs) : chunk.logprobs;
+    if (chunk.finish === 'error') throw new EngineError('engine_error', chunk.errorMessage ?? ENGINE_ERROR_FINISH);
+    if (chunk.finish === 'abort' && chunk.errorMessage && completionTokens === 0) {
+      // An abort we did not ask for, before any token: the engine refused the request.
+      throw new EngineError('invalid', `engine rejected the request: ${chunk.errorMessage}`);
+    }
+
+    const r = decoder.push(visibleIds(chunk, rules.keepStop));
+    if (r.text) {
+      out.push({ kind: 'delta', index, text: r.text, logprobs: pending });
+      pending = null;
+    }
+    if (r.stopped) {
+      if (chunk.finish === null) opts.client.abort(stream.requestId);
+      out.push(endEvent(index, 'stop', r.matchedStop ?? engineStop(chunk.stopReason, rules)));
+      return;
+    }
+    if (chunk.finish !== null) {
+      const tail = decoder.finish();
+      if (tail.text) {
+        out.push({ kind: 'delta', index, text: tail.text, logprobs: pending });
+        pending = null;
+      }
+      const reason: FinishKind = tail.stopped || chunk.finish === 'repetition' ? 'stop' : chunk.finish;
+      out.push(endEvent(index, reason, tail.matchedStop ?? engineStop(chunk.stopReason, rules)));
+      return;
+    }
+  }
+  // The stream ended without a terminal output: the request was aborted (client gone).
+  out.push(endEvent(index, 'abort', null));
+
+  function endEvent(i: number, finishReason: FinishKind, matchedStop: string | number | null): GenEvent {
+    return { kind: 'end', index: i, finishReason, matchedStop, promptTokens, completionTokens, cachedTokens, logprobs: pending };
+  }
+}
+
+/** The engine marks a finishing stop token; it is counted but never shown unless kept. */
+function visibleIds(chunk: EngineChunk, keepStop: boolean): readonly number[] {
+  if (!keepStop && chunk.finish === 'stop' && chunk.endsWithStopToken && chunk.newTokenIds.length > 0) {
+    return chunk.newTokenIds.slice(0, -1);
+  }
+  return chunk.newTokenIds;
+}
+
+/** The engine reports a stop token id; a single-token stop string is reported as the string. */
+function engineStop(stopReason: number | string | null, rules: DecodeRules): string | number | null {
+  if (typeof stopReason === 'number') return rules.tokenStopStrings.get(stopReason) ?? stopReason;
+  return stopReason;
+}

@@ -1,0 +1,20 @@
+import { randomBytes } from 'node:crypto';
+
+/** A time-ordered UUIDv7 (RFC 9562), hyphenated. */
+export function uuidv7(now = Date.now()): string {
+  const b = randomBytes(16);
+  b.writeUIntBE(now, 0, 6);
+  b[6] = 0x70 | (b[6] & 0x0f);
+  b[8] = 0x80 | (b[8] & 0x3f);
+  const h = b.toString('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+/**
+ * The backend request id of one HTTP request (request-pipeline §2.1): the client's `rid` verbatim,
+ * else the middleware request id with a UUIDv7 appended, so two live requests never share a wire id
+ * even when clients reuse an x-request-id.
+ */
+export function backendRequestId(rid: string | undefined, middlewareId: string): string {
+  return rid ?? `${middlewareId}-${uuidv7()}`;
+}

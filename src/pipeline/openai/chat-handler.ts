@@ -1,0 +1,146 @@
+/**
+ * POST /v1/chat/completions over ZMQ: validate → template → tokenize → pick a worker → build the
+ * engine sampling → generate (n choices) → JSON or SSE.
+ */
+import type { InferenceCall, InferenceHandler } from '../../gateway/route-deps.js';
+import { buildSampling, subSeed } from '../build-sampling.js';
+import { buildTemplateKwargs } from '../chat-template-thinking.js';
+import { ChatTemplateError } from '../chat-template.js';
+import { generate, type ChoiceSpec } from '../generate.js';
+import { backendRequestId } from '../ids.js';
+import { planStopStrings } from '../stop-plan.js';
+import { type ChatRequest, parseChatRequest } from './chat-request.js';
+import { chatFrames, collectChat } from './chat-respond.js';
+import { ApiError } from './errors.js';
+import { apiErrorResponse, streamError, submitError } from './respond-error.js';
+import { acquireWorker, modelContextFor, readJsonBody } from './route-context.js';
+import { sseResponse } from './sse.js';
+import type { ModelContext } from '../model-context.js';
+
+export function createChatHandler(): InferenceHandler {
+  return async (call) => {
+    try {
+      return await handleChat(call);
+    } catch (err) {
+      if (err instanceof ApiError) return apiErrorResponse(err);
+      throw err;
+    }
+  };
+}
+
+function renderPrompt(req: ChatRequest, ctx: ModelContext): number[] {
+  if (!ctx.template) throw new ApiError(400, 'process_messages_failed', ctx.templateError ?? 'no chat template');
+  let rendered: string;
+  try {
+    const kwargs = buildTemplateKwargs(
+      {
+        chatTemplateKwargs: req.chatTemplateKwargs,
+        toolChoice: req.tools ? req.toolChoice : undefined,
+        reasoningEffort: undefined,
+        responseFormat: undefined,
+      },
+      ctx.template.thinking,
+    );
+    rendered = ctx.template.render({
+      messages: req.messages as never,
+      tools: (req.tools as never) ?? null,
+      addGenerationPrompt: req.continueFinalMessage ? true : req.addGenerationPrompt,
+      continueFinalMessage: req.continueFinalMessage,
+      kwargs,
+    });
+  } catch (err) {
+    if (err instanceof ChatTemplateError) throw new ApiError(400, 'process_messages_failed', err.message);
+    throw err;
+  }
+  return ctx.tokenizer.encode(rendered, false);
+}
+
+async function handleChat(call: InferenceCall): Promise<Response> {
+  const { services } = call;
+  const req = parseChatRequest(await readJsonBody(call.request));
+  const ctx = modelContextFor(services, req.model);
+  const promptIds = renderPrompt(req, ctx);
+  const { worker, client } = acquireWorker(services, req.model, promptIds);
+
+  if (worker.runtime === 'tokenspeed' && req.logprobs && (req.topLogprobs ?? 0) > 1) {
+    throw new ApiError(400, 'start_generation_failed', 'top_logprobs are not supported over the TokenSpeed ZMQ backend');
+  }
+  const topLogprobs = req.logprobs ? (req.topLogprobs ?? 1) : null;
+  const plan = planStopStrings(req.stop, ctx.tokenizer);
+  const built = buildSampling(req, {
+    runtime: worker.runtime,
+    promptLen: promptIds.length,
+    maxModelLen: client.maxModelLen,
+    vocab: ctx.tokenizer,
+    logprobs: topLogprobs === null ? null : Math.min(Math.max(topLogprobs, worker.runtime === 'tokenspeed' ? 0 : 1), 20),
+  });
+
+  const wireId = backendRequestId(req.rid, call.requestId);
+  const choices: ChoiceSpec[] = [];
+  for (let i = 0; i < req.n; i++) {
+    choices.push({
+      index: i,
+      wireId: req.n > 1 ? `${wireId}-${i}` : wireId,
+      promptTokenIds: promptIds,
+      sampling: req.n > 1 ? { ...built.spec, seed: subSeed(built.spec.seed, i) } : built.spec,
+    });
+  }
+
+  const abort = new AbortController();
+  const onClientGone = () => abort.abort();
+  call.signal.addEventListener('abort', onClientGone, { once: true });
+  const done = worker.trackRequest();
+  let events;
+  try {
+    events = generate({
+      client,
+      tokenizer: ctx.tokenizer,
+      choices,
+      rules: {
+        stopStrings: plan.textStops,
+        tokenStopStrings: plan.tokenStopStrings,
+        stopTokenIds: [...built.stopTokens.keys()],
+        keepStop: req.keepStop,
+        skipSpecialTokens: req.skipSpecialTokens,
+      },
+      signal: abort.signal,
+      timeoutMs: services.config.requestTimeoutSecs * 1000,
+      stream: req.stream,
+    });
+  } catch (err) {
+    done();
+    throw submitError(err);
+  }
+
+  const meta = {
+    id: wireId,
+    created: Math.floor(Date.now() / 1000),
+    model: req.model,
+    n: req.n,
+    tokenizer: ctx.tokenizer,
+    topLogprobs,
+    includeUsage: req.includeUsage,
+  };
+  const finish = () => {
+    done();
+    call.signal.removeEventListener('abort', onClientGone);
+  };
+  if (req.stream) {
+    const frames = (async function* () {
+      try {
+        yield* chatFrames(events, meta);
+      } finally {
+        finish();
+      }
+    })();
+    return sseResponse(frames, () => abort.abort(), { 'x-request-id': call.requestId });
+  }
+  try {
+    const body = await collectChat(events, meta);
+    return Response.json(body, { headers: { 'x-request-id': call.requestId } });
+  } catch (err) {
+    throw streamError(err, worker.url);
+  } finally {
+    finish();
+  }
+}

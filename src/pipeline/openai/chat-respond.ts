@@ -1,0 +1,103 @@
+/**
+ * Chat completion responses (request-pipeline §12.1/§12.2): one JSON object, or SSE chunks with a
+ * role chunk first per choice, content chunks, one finish chunk per choice, an optional usage chunk.
+ */
+import type { TokenLogprob } from '../../engine/types.js';
+import type { Decoder } from '../detokenizer.js';
+import type { GenEvent } from '../generate.js';
+import { chatLogprobs } from './logprobs-format.js';
+import { streamErrorText } from './respond-error.js';
+import { sseErrorFrame } from './errors.js';
+import { UsageTally } from './usage.js';
+
+export interface ChatMeta {
+  id: string;
+  created: number;
+  model: string;
+  n: number;
+  tokenizer: Decoder;
+  /** Logprob candidates to show per token, or null when logprobs were not requested. */
+  topLogprobs: number | null;
+  includeUsage: boolean;
+}
+
+interface ChoiceAcc {
+  text: string;
+  logprobs: TokenLogprob[];
+  finish: string | null;
+  matched: string | number | null;
+}
+
+export async function collectChat(events: AsyncIterable<GenEvent>, meta: ChatMeta): Promise<Record<string, unknown>> {
+  const acc: ChoiceAcc[] = Array.from({ length: meta.n }, () => ({ text: '', logprobs: [], finish: null, matched: null }));
+  const usage = new UsageTally();
+  for await (const ev of events) {
+    const c = acc[ev.index];
+    if (ev.logprobs) c.logprobs.push(...ev.logprobs);
+    if (ev.kind === 'delta') {
+      c.text += ev.text;
+    } else {
+      c.finish = ev.finishReason;
+      c.matched = ev.matchedStop;
+      usage.add(0, ev.promptTokens, ev.completionTokens, ev.cachedTokens);
+    }
+  }
+  const choices = acc.map((c, index) => {
+    const message: Record<string, unknown> = { role: 'assistant' };
+    if (c.text.trim().length > 0) message.content = c.text;
+    message.reasoning_content = null;
+    const choice: Record<string, unknown> = { index, message };
+    if (meta.topLogprobs !== null) {
+      choice.logprobs = { content: chatLogprobs(meta.tokenizer, c.logprobs, meta.topLogprobs) };
+    }
+    // A choice cut short by a client disconnect never reaches here; an unfinished one is an abort.
+    choice.finish_reason = c.finish ?? 'abort';
+    if (c.matched !== null) choice.matched_stop = c.matched;
+    return choice;
+  });
+  return {
+    id: meta.id,
+    object: 'chat.completion',
+    created: meta.created,
+    model: meta.model,
+    choices,
+    usage: usage.toJSON(true),
+    system_fingerprint: 'default',
+  };
+}
+
+/** SSE `data:` payloads for a streaming chat completion, ending with `[DONE]`. */
+export async function* chatFrames(events: AsyncIterable<GenEvent>, meta: ChatMeta): AsyncGenerator<string> {
+  // Every chunk shares the envelope; only the choice varies, so build the prefix once.
+  const head = `{"id":${JSON.stringify(meta.id)},"object":"chat.completion.chunk","created":${meta.created},"model":${JSON.stringify(meta.model)},"system_fingerprint":"default","choices":[`;
+  const roleSent = new Uint8Array(meta.n);
+  const usage = new UsageTally();
+  const role = (i: number) =>
+    `${head}{"index":${i},"delta":{"role":"assistant","reasoning_content":null},"logprobs":null,"finish_reason":null}]}`;
+  try {
+    for await (const ev of events) {
+      const i = ev.index;
+      if (!roleSent[i]) {
+        roleSent[i] = 1;
+        yield role(i);
+      }
+      if (ev.kind === 'delta') {
+        const lp =
+          meta.topLogprobs !== null && ev.logprobs
+            ? JSON.stringify({ content: chatLogprobs(meta.tokenizer, ev.logprobs, meta.topLogprobs) })
+            : 'null';
+        yield `${head}{"index":${i},"delta":{"role":"assistant","content":${JSON.stringify(ev.text)},"reasoning_content":null},"logprobs":${lp},"finish_reason":null}]}`;
+      } else {
+        usage.add(0, ev.promptTokens, ev.completionTokens, ev.cachedTokens);
+        const matched = ev.matchedStop === null ? '' : `,"matched_stop":${JSON.stringify(ev.matchedStop)}`;
+        yield `${head}{"index":${i},"delta":{"reasoning_content":null},"logprobs":null,"finish_reason":"${ev.finishReason}"${matched}}]}`;
+      }
+    }
+    if (meta.includeUsage) {
+      yield `${head}],"usage":${JSON.stringify(usage.toJSON(true))}}`;
+    }
+  } catch (err) {
+    yield sseErrorFrame(streamErrorText(err));
+  }
+  yield '[DONE]';
+}

@@ -1,0 +1,122 @@
+/**
+ * POST /v1/completions over ZMQ: each prompt (text or token ids) is tokenized without special
+ * tokens, as SMG does, and fans out into n choices; all choices stream through one generation.
+ */
+import type { InferenceCall, InferenceHandler } from '../../gateway/route-deps.js';
+import { buildSampling, subSeed } from '../build-sampling.js';
+import { generate, type ChoiceSpec } from '../generate.js';
+import { backendRequestId } from '../ids.js';
+import { planStopStrings } from '../stop-plan.js';
+import { parseCompletionRequest } from './completion-request.js';
+import { collectCompletion, completionFrames } from './completion-respond.js';
+import { ApiError, invalid } from './errors.js';
+import { apiErrorResponse, streamError, submitError } from './respond-error.js';
+import { acquireWorker, modelContextFor, readJsonBody } from './route-context.js';
+import { sseResponse } from './sse.js';
+
+export function createCompletionHandler(): InferenceHandler {
+  return async (call) => {
+    try {
+      return await handleCompletion(call);
+    } catch (err) {
+      if (err instanceof ApiError) return apiErrorResponse(err);
+      throw err;
+    }
+  };
+}
+
+async function handleCompletion(call: InferenceCall): Promise<Response> {
+  const { services } = call;
+  const req = parseCompletionRequest(await readJsonBody(call.request));
+  const ctx = modelContextFor(services, req.model);
+  const tok = ctx.tokenizer;
+  const prompts = req.prompts.map((p) => ('text' in p ? tok.encode(p.text, false) : p.tokenIds));
+  for (const ids of prompts) {
+    for (const id of ids) if (id >= tok.vocabSize) throw invalid(`prompt: token id ${id} is out of vocabulary (size ${tok.vocabSize})`);
+  }
+  const { worker, client } = acquireWorker(services, req.model, prompts[0]);
+  if (worker.runtime === 'tokenspeed' && req.logprobs !== undefined && req.logprobs > 1) {
+    throw new ApiError(400, 'start_generation_failed', 'top_logprobs are not supported over the TokenSpeed ZMQ backend');
+  }
+  const plan = planStopStrings(req.stop, tok);
+  const wireId = backendRequestId(req.rid, call.requestId);
+  const choices: ChoiceSpec[] = [];
+  let stopTokenIds: number[] = [];
+  prompts.forEach((ids, p) => {
+    const built = buildSampling(req, {
+      runtime: worker.runtime,
+      promptLen: ids.length,
+      maxModelLen: client.maxModelLen,
+      vocab: tok,
+      logprobs: req.logprobs ?? null,
+    });
+    stopTokenIds = [...built.stopTokens.keys()];
+    const promptId = prompts.length > 1 ? `${wireId}-p${p}` : wireId;
+    for (let i = 0; i < req.n; i++) {
+      choices.push({
+        index: p * req.n + i,
+        wireId: req.n > 1 ? `${promptId}-${i}` : promptId,
+        promptTokenIds: ids,
+        sampling: req.n > 1 ? { ...built.spec, seed: subSeed(built.spec.seed, i) } : built.spec,
+      });
+    }
+  });
+
+  const abort = new AbortController();
+  const onClientGone = () => abort.abort();
+  call.signal.addEventListener('abort', onClientGone, { once: true });
+  const done = worker.trackRequest();
+  let events;
+  try {
+    events = generate({
+      client,
+      tokenizer: tok,
+      choices,
+      rules: {
+        stopStrings: plan.textStops,
+        tokenStopStrings: plan.tokenStopStrings,
+        stopTokenIds,
+        keepStop: req.keepStop,
+        skipSpecialTokens: req.skipSpecialTokens,
+      },
+      signal: abort.signal,
+      timeoutMs: services.config.requestTimeoutSecs * 1000,
+      stream: req.stream,
+    });
+  } catch (err) {
+    done();
+    throw submitError(err);
+  }
+  const meta = {
+    id: wireId,
+    created: Math.floor(Date.now() / 1000),
+    model: req.model,
+    n: req.n,
+    echoText: req.echo ? req.prompts.map((p, i) => ('text' in p ? p.text : tok.decode(prompts[i], false))) : prompts.map(() => ''),
+    suffix: req.suffix ?? '',
+    tokenizer: tok,
+    logprobs: req.logprobs ?? null,
+    includeUsage: req.includeUsage,
+  };
+  const finish = () => {
+    done();
+    call.signal.removeEventListener('abort', onClientGone);
+  };
+  if (req.stream) {
+    const frames = (async function* () {
+      try {
+        yield* completionFrames(events, meta);
+      } finally {
+        finish();
+      }
+    })();
+    return sseResponse(frames, () => abort.abort(), { 'x-request-id': call.requestId });
+  }
+  try {
+    return Response.json(await collectCompletion(events, meta), { headers: { 'x-request-id': call.requestId } });
+  } catch (err) {
+    throw streamError(err, worker.url);
+  } finally {
+    finish();
+  }
+}

@@ -1,0 +1,80 @@
+import type { TokenLogprob } from '../../engine/types.js';
+import type { Decoder } from '../detokenizer.js';
+
+export interface ChatTopLogprob {
+  token: string;
+  logprob: number;
+  bytes: number[];
+}
+
+export interface ChatLogprobEntry extends ChatTopLogprob {
+  top_logprobs: ChatTopLogprob[];
+}
+
+/** A token's text as OpenAI shows it in logprobs: special tokens included. */
+function tokenText(tok: Decoder, id: number): string {
+  try {
+    return tok.decode([id], false);
+  } catch {
+    return `<token_${id}>`;
+  }
+}
+
+function entry(tok: Decoder, id: number, logprob: number): ChatTopLogprob {
+  const token = tokenText(tok, id);
+  return { token, logprob, bytes: [...Buffer.from(token, 'utf8')] };
+}
+
+/**
+ * Chat logprobs (request-pipeline §9.1): the sampled token first, then the ranked candidates that
+ * are not the sampled id, cut to `k` entries.
+ */
+export function chatLogprobs(tok: Decoder, positions: readonly TokenLogprob[], k: number): ChatLogprobEntry[] {
+  return positions.map((p) => {
+    const top: ChatTopLogprob[] = [];
+    if (k > 0) {
+      top.push(entry(tok, p.tokenId, p.logprob));
+      for (const cand of p.top) {
+        if (top.length >= k) break;
+        if (cand.tokenId !== p.tokenId) top.push(entry(tok, cand.tokenId, cand.logprob));
+      }
+    }
+    return { ...entry(tok, p.tokenId, p.logprob), top_logprobs: top };
+  });
+}
+
+export interface CompletionLogprobs {
+  tokens: string[];
+  token_logprobs: number[];
+  top_logprobs: Record<string, number>[];
+  text_offset: number[];
+}
+
+/** The legacy completions shape; offsets count from `startOffset` (the echoed prompt's length). */
+export function completionLogprobs(
+  tok: Decoder,
+  positions: readonly TokenLogprob[],
+  k: number,
+  startOffset: number,
+): CompletionLogprobs {
+  const out: CompletionLogprobs = { tokens: [], token_logprobs: [], top_logprobs: [], text_offset: [] };
+  let offset = startOffset;
+  for (const p of positions) {
+    const text = tokenText(tok, p.tokenId);
+    out.tokens.push(text);
+    out.token_logprobs.push(p.logprob);
+    const top: Record<string, number> = {};
+    let n = 0;
+    for (const cand of [{ tokenId: p.tokenId, logprob: p.logprob }, ...p.top]) {
+      if (n >= k) break;
+      const t = tokenText(tok, cand.tokenId);
+      if (t in top) continue;
+      top[t] = cand.logprob;
+      n++;
+    }
+    out.top_logprobs.push(top);
+    out.text_offset.push(offset);
+    offset += text.length;
+  }
+  return out;
+}
