@@ -18,6 +18,7 @@ export default defineConfig({
           hookTimeout: 60_000,
           // e2e files spawn processes and bind sockets; two at a time fits a 2-core box.
           maxWorkers: 2,
+          sequence: { groupOrder: 1 },
         },
       },
     ],

@@ -4,6 +4,7 @@
  */
 import { createLogger } from '../util/logger.js';
 import { parseLaunchArgv } from './launch-args.js';
+import { pipelineRouteDeps } from '../pipeline/openai/handlers.js';
 import { startGateway, type GatewayHandle } from './server.js';
 import { configWarnings, validateGatewayConfig } from './validate-config.js';
 
@@ -81,7 +82,7 @@ export async function runLaunch(argv: string[], io: Partial<LaunchIo> = {}): Pro
 
   try {
     try {
-      handle = await startGateway(config, { logger });
+      handle = await startGateway(config, { logger, deps: pipelineRouteDeps() });
     } catch (err) {
       logger.error(`Error starting router: ${(err as Error).message}`);
       return 1;
