@@ -37,7 +37,8 @@ export interface MockArgs {
   readyFirst: boolean;
   initTimeoutS: number;
   logRequests: boolean;
-  logLevel: string;
+  /** null = $SMG_LOG_LEVEL or info. */
+  logLevel: string | null;
   vllmVersion: string;
   fault: FaultMode | null;
   faultAfterTokens: number;
@@ -128,7 +129,7 @@ export function defaultArgs(): MockArgs {
     readyFirst: false,
     initTimeoutS: 300,
     logRequests: false,
-    logLevel: 'info',
+    logLevel: null,
     vllmVersion: '0.27.1',
     fault: null,
     faultAfterTokens: 1,

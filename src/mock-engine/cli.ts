@@ -54,7 +54,7 @@ Mock flags:
   --mock-ready-first                 Send READY before the registration (SMG mock order)
   --mock-init-timeout-s S            Give up waiting for INIT after S seconds (default 300)
   --mock-log-requests                Log request add/finish/abort at info (default: debug)
-  --mock-log-level LEVEL             trace|debug|info|warn|error (default info)
+  --mock-log-level LEVEL             trace|debug|info|warn|error (default $SMG_LOG_LEVEL or info)
   --mock-vllm-version V              Reported vllm_version (default 0.27.1)
 
 Fault injection (one fault, fired once):
@@ -62,8 +62,8 @@ Fault injection (one fault, fired once):
                                      silent: stop emitting anything, keep sockets open
                                      garbage: send --mock-garbage-count undecodable frames (0xc1)
                                        from the triggering rank, then carry on
-                                     stall-input: stop reading input (receive HWM 1, so the
-                                       gateway's sends back up); outputs continue
+                                     stall-input: stop reading input (receive HWM 1, so sends
+                                       queue up on the gateway side); outputs continue
                                      exit: SIGKILL itself (no sentinel)
   --mock-fault-after-tokens K        Fire once K tokens were emitted by all ranks (default 1;
                                      0 = as soon as serving starts)
@@ -71,9 +71,9 @@ Fault injection (one fault, fired once):
   --mock-garbage-count N             Frames sent by the garbage fault (default 3)
 
 Behaviour on bad input is the real engine's: an ADD that fails decoding or SamplingParams
-validation, an unknown request type or 0x05 kills the rank's input thread (logged as
-"ERROR input thread died: ..."; admitted requests still finish); 0x04, a duplicate in-flight
-request id or a malformed ABORT send ENGINE_CORE_DEAD and exit 1. SIGTERM aborts in-flight
+validation, an unknown request type or 0x05 without a payload kills the rank's input thread
+(logged as "ERROR input thread died: ..."; admitted requests still finish); 0x04, a duplicate
+in-flight request id or a malformed ABORT send ENGINE_CORE_DEAD and exit 1. SIGTERM aborts in-flight
 requests (ABORT outputs with finished_requests) and exits 0 without a sentinel.
 
   -h, --help                         Show this help
@@ -92,7 +92,7 @@ export async function runMockEngine(argv: string[]): Promise<number> {
     process.stdout.write(MOCK_ENGINE_HELP);
     return 0;
   }
-  const logger = createLogger({ level: args.logLevel });
+  const logger = createLogger({ level: args.logLevel ?? undefined });
   if (args.ignored.length > 0) {
     logger.warn(`ignoring engine flags the mock does not model: ${args.ignored.join(' ')}`);
   }

@@ -53,6 +53,9 @@ export class MockEngine implements RankHost {
   /** Resolves with the process exit code. */
   async run(): Promise<number> {
     const done = new Promise<number>((resolve) => (this.exitCode = resolve));
+    // zeromq.js holds the event loop open only while a socket operation is pending; an idle engine
+    // whose input thread died has none, and must still live on like the real one.
+    const keepAlive = setInterval(() => {}, 1 << 30);
     const onTerm = (sig: string) => void this.shutdown(sig);
     process.on('SIGTERM', onTerm);
     process.on('SIGINT', onTerm);
@@ -62,6 +65,7 @@ export class MockEngine implements RankHost {
       this.finish(1);
     });
     const code = await done;
+    clearInterval(keepAlive);
     process.off('SIGTERM', onTerm);
     process.off('SIGINT', onTerm);
     return code;

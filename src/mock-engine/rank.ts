@@ -67,6 +67,8 @@ export class MockRank {
         if (this.inputOpen) this.log.warn(`input socket failed: ${(err as Error).message}`);
         return;
       }
+      // A receive already pending when the stall fired must not sneak one more message through.
+      if (this.host.inputStall) await this.host.inputStall;
       this.handle(frames);
     }
   }

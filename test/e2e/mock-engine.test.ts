@@ -12,12 +12,14 @@ import { vllmDialect } from '../../src/engine/dialects/vllm/index.js';
 import { connectEngineClient, type EngineClient } from '../../src/engine/engine-client.js';
 import type { EngineRequest, SamplingSpec } from '../../src/engine/types.js';
 import { freeTcpPort, spawnMockEngine, spawnMockEngineArgv, headlessServeArgv, type MockEngineProcess } from '../../src/mock-engine/spawn.js';
-import { silentLogger } from '../../src/util/logger.js';
+import { createLogger, silentLogger } from '../../src/util/logger.js';
 
 interface Rig {
   engine: MockEngineProcess;
   client: EngineClient;
   dir: string;
+  /** The client's own log lines (why it declared the engine dead). */
+  clientLog: string[];
 }
 
 const rigs: Rig[] = [];
@@ -29,8 +31,10 @@ async function startRig(opts: { ranks?: number; args?: string[]; silenceTimeoutM
   const engine = opts.argv
     ? spawnMockEngineArgv(opts.argv(port))
     : spawnMockEngine({ port, ranks, args: ['--mock-log-requests', ...(opts.args ?? [])] });
-  const rig: Rig = { engine, dir, client: undefined as unknown as EngineClient };
+  const clientLog: string[] = [];
+  const rig: Rig = { engine, dir, clientLog, client: undefined as unknown as EngineClient };
   rigs.push(rig);
+  const sink = { write: (line: string) => clientLog.push(line) } as unknown as NodeJS.WritableStream;
   rig.client = await connectEngineClient({
     url: `ipc://${dir}/engine`,
     engineCount: ranks,
@@ -38,7 +42,7 @@ async function startRig(opts: { ranks?: number; args?: string[]; silenceTimeoutM
     handshakeAddress: `tcp://127.0.0.1:${port}`,
     stageTimeoutMs: 20_000,
     silenceTimeoutMs: opts.silenceTimeoutMs,
-    logger: silentLogger(),
+    logger: createLogger({ level: 'info', destination: sink }),
   });
   return rig;
 }
@@ -124,7 +128,7 @@ describe('mock-engine serving (one engine, many requests)', () => {
     const dir = await mkdtemp(join(tmpdir(), 'smg-mock-'));
     const port = await freeTcpPort();
     const engine = spawnMockEngine({ port, args: ['--mock-log-requests', '--mock-token-delay-ms', '5'] });
-    rig = { engine, dir, client: undefined as unknown as EngineClient };
+    rig = { engine, dir, clientLog: [], client: undefined as unknown as EngineClient };
     rig.client = await connectEngineClient({
       url: `ipc://${dir}/engine`,
       engineCount: 1,
@@ -145,6 +149,8 @@ describe('mock-engine serving (one engine, many requests)', () => {
     expect(reg.dataParallelSize).toBe(1);
     expect(reg.dataParallelRank).toBe(0);
     expect(Object.keys(reg.raw)).toHaveLength(18);
+    // The child's log pipe may lag the sockets a little.
+    await rig.engine.waitForLine(/serving: 1 rank\(s\) registered and READY/);
     const out = rig.engine.output();
     expect(out).toMatch(/HELLO sent/);
     expect(out).toMatch(/INIT received/);
@@ -228,6 +234,18 @@ describe('mock-engine handshake', () => {
     for (const r of await Promise.all(reqs)) expect(r.tokens).toEqual([100, 101, 102]);
   });
 
+  it('serves a MoE lockstep group through the client wave clock, wave after wave', async () => {
+    const rig = await startRig({ ranks: 2, args: ['--mock-lockstep'] });
+    expect(rig.client.lockstep).toBe(true);
+    for (let round = 0; round < 3; round++) {
+      const reqs = [0, 1].map((rank) => collect(rig.client.submit(request({ maxTokens: 3 }, { dataParallelRank: rank }))));
+      for (const r of await Promise.all(reqs)) expect(r.tokens).toEqual([100, 101, 102]);
+      // Let the group drain and park (wave_complete) before the next round.
+      const parked = () => rig.engine.lines.filter((l) => l.includes('lockstep group drained')).length;
+      while (parked() < round + 1) await new Promise((r) => setTimeout(r, 20));
+    }
+  });
+
   it('accepts the python -m vllm launch form, warns once about unknown flags, and supports READY-first', async () => {
     const rig = await startRig({
       argv: (port) => [
@@ -267,6 +285,7 @@ describe('mock-engine faults, as the client sees them', () => {
     const rig = await startRig({ args: ['--mock-fault', 'dead', '--mock-fault-after-tokens', '2', '--mock-token-delay-ms', '5'] });
     const err = await failure(rig.client.submit(request({ maxTokens: 100 })));
     expect(err.kind).toBe('dead');
+    expect(rig.clientLog.join('')).toMatch(/received ENGINE_CORE_DEAD sentinel/);
     expect((await rig.engine.exited).code).toBe(1);
     expect(rig.engine.output()).toMatch(/ENGINE_CORE_DEAD/);
   });
@@ -277,6 +296,7 @@ describe('mock-engine faults, as the client sees them', () => {
     const err = await failure(rig.client.submit(request({ maxTokens: 100 })));
     expect(err.kind).toBe('dead');
     expect(Date.now() - t0).toBeLessThan(5000);
+    expect(rig.clientLog.join('')).toMatch(/engine disconnected/);
     expect((await rig.engine.exited).signal).toBe('SIGKILL');
   });
 
@@ -284,6 +304,7 @@ describe('mock-engine faults, as the client sees them', () => {
     const rig = await startRig({ args: ['--mock-fault', 'garbage', '--mock-token-delay-ms', '20'] });
     const err = await failure(rig.client.submit(request({ maxTokens: 100 })));
     expect(err.kind).toBe('decode');
+    expect(rig.clientLog.join('')).toMatch(/undecodable repeatedly/);
   });
 
   it('garbage x2: the client survives and the request completes', async () => {
@@ -297,6 +318,7 @@ describe('mock-engine faults, as the client sees them', () => {
     const rig = await startRig({ silenceTimeoutMs: 500, args: ['--mock-fault', 'silent', '--mock-token-delay-ms', '5'] });
     const err = await failure(rig.client.submit(request({ maxTokens: 100 })));
     expect(err.kind).toBe('dead');
+    expect(rig.clientLog.join('')).toMatch(/no engine output for 0.5s/);
     expect(rig.engine.running).toBe(true);
   });
 

@@ -32,7 +32,9 @@ export class ApiError extends Error {
 
   body(): Record<string, unknown> {
     if (this.validation) {
-      return { error: { message: this.message, type: 'invalid_request_error', code: 400 } };
+      // Body parse failures keep their string code (§2.2(1)); field validation uses the number 400.
+      const code = this.code === 'json_parse_error' ? this.code : 400;
+      return { error: { message: this.message, type: 'invalid_request_error', code } };
     }
     return {
       error: { type: REASON[this.status] ?? 'Error', code: this.code, message: this.message, param: null },

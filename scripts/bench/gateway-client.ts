@@ -1,0 +1,122 @@
+/**
+ * The HTTP side: streaming chat completions over node:http with a keep-alive agent and a minimal
+ * SSE scanner. Deliberately lighter than fetch/openai (no WHATWG streams, no JSON.parse per
+ * chunk) because the client shares two cores with the gateway and the engine.
+ *
+ * A frame whose payload contains `"content":` is a token event (the role chunk only has
+ * `"reasoning_content":null`, and text inside a JSON string has its quotes escaped). The usage
+ * chunk is parsed for completion_tokens; an `"error"` frame fails the request.
+ */
+import http from 'node:http';
+import type { RequestFn, RequestResult } from './phase.js';
+
+export interface GatewayTarget {
+  host: string;
+  port: number;
+  /** Serialized request body (same for every request). */
+  body: Buffer;
+  timeoutMs: number;
+}
+
+export function createAgent(): http.Agent {
+  return new http.Agent({ keepAlive: true, maxSockets: Infinity, maxFreeSockets: 4096, scheduling: 'fifo' });
+}
+
+export function gatewayRequestFn(t: GatewayTarget, agent: http.Agent): RequestFn {
+  const headers = {
+    'content-type': 'application/json',
+    'content-length': String(t.body.length),
+    accept: 'text/event-stream',
+  };
+  return (_seq, rec) =>
+    new Promise<RequestResult>((resolve) => {
+      const start = performance.now();
+      let first = -1;
+      let last = 0;
+      let events = 0;
+      let usageTokens = -1;
+      let done = false;
+      let settled = false;
+      const finish = (r: Omit<RequestResult, 'ttftMs' | 'e2eMs' | 'events'>) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        const end = performance.now();
+        resolve({ ...r, events, ttftMs: first < 0 ? Number.NaN : first - start, e2eMs: end - start });
+      };
+      const req = http.request(
+        { host: t.host, port: t.port, path: '/v1/chat/completions', method: 'POST', agent, headers },
+        (res) => {
+          res.setEncoding('utf8');
+          if (res.statusCode !== 200) {
+            let text = '';
+            res.on('data', (d: string) => (text += d));
+            res.on('end', () => finish({ ok: false, tokens: 0, error: `HTTP ${res.statusCode}: ${text.slice(0, 300)}` }));
+            return;
+          }
+          let buf = '';
+          let error: string | null = null;
+          res.on('data', (chunk: string) => {
+            const now = performance.now();
+            buf += chunk;
+            let from = 0;
+            for (;;) {
+              const sep = buf.indexOf('\n\n', from);
+              if (sep < 0) break;
+              const frame = buf.slice(from, sep);
+              from = sep + 2;
+              if (!frame.startsWith('data: ')) continue;
+              if (frame.length === 12 && frame === 'data: [DONE]') {
+                done = true;
+                continue;
+              }
+              if (frame.includes('"content":')) {
+                if (first < 0) first = now;
+                else rec.gaps.push(now - last);
+                last = now;
+                events += 1;
+              } else if (frame.includes('"usage":')) {
+                try {
+                  const u = (JSON.parse(frame.slice(6)) as { usage?: { completion_tokens?: number } }).usage;
+                  if (typeof u?.completion_tokens === 'number') usageTokens = u.completion_tokens;
+                } catch {
+                  error = `unparseable usage frame: ${frame.slice(0, 200)}`;
+                }
+              } else if (frame.startsWith('data: {"error"')) {
+                error = frame.slice(6, 400);
+              }
+            }
+            buf = from === 0 ? buf : buf.slice(from);
+          });
+          res.on('end', () => {
+            if (error) finish({ ok: false, tokens: 0, error });
+            else if (!done) finish({ ok: false, tokens: 0, error: 'stream ended without [DONE]' });
+            else finish({ ok: true, tokens: usageTokens >= 0 ? usageTokens : events });
+          });
+          res.on('error', (err) => finish({ ok: false, tokens: 0, error: `response: ${err.message}` }));
+          // After 'end' this is a no-op; before it, the connection died mid-stream.
+          res.on('close', () => finish({ ok: false, tokens: 0, error: 'connection closed mid-stream' }));
+        },
+      );
+      const timer = setTimeout(() => {
+        req.destroy(new Error(`request timed out after ${t.timeoutMs} ms`));
+      }, t.timeoutMs);
+      req.on('error', (err) => finish({ ok: false, tokens: 0, error: `request: ${err.message}` }));
+      req.end(t.body);
+    });
+}
+
+/** One non-streaming request: the prompt token count the gateway computed (sanity check). */
+export async function gatewayPromptTokens(base: string, body: Record<string, unknown>): Promise<number> {
+  const res = await fetch(`${base}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ ...body, stream: false, stream_options: undefined, max_tokens: 1 }),
+    signal: AbortSignal.timeout(30_000),
+  });
+  const json = (await res.json()) as { usage?: { prompt_tokens?: number }; error?: unknown };
+  if (!res.ok || typeof json.usage?.prompt_tokens !== 'number') {
+    throw new Error(`probe request failed: HTTP ${res.status} ${JSON.stringify(json).slice(0, 300)}`);
+  }
+  return json.usage.prompt_tokens;
+}

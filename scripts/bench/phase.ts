@@ -1,0 +1,165 @@
+/**
+ * One measured phase: C closed-loop workers issue requests until N were issued or the time cap
+ * passed, then wait for the in-flight ones. Collects TTFT, inter-token gaps, per-request TPOT and
+ * the CPU seconds the named processes burned during the phase.
+ */
+import { procCpuSeconds, selfCpuSeconds } from './procs.js';
+import { Samples, summarize, type Pcts } from './stats.js';
+
+/** Where a request records its inter-token gaps (ms between consecutive token-bearing events). */
+export interface Recorder {
+  gaps: Samples;
+}
+
+export interface RequestResult {
+  ok: boolean;
+  error?: string;
+  /** Generated tokens (usage.completion_tokens for the gateway, summed ids for direct). */
+  tokens: number;
+  /** Token-bearing events received (SSE content chunks / engine chunks with ids). */
+  events: number;
+  ttftMs: number;
+  e2eMs: number;
+}
+
+/** Runs request number `seq`; must not throw (failures are returned as ok: false). */
+export type RequestFn = (seq: number, rec: Recorder) => Promise<RequestResult>;
+
+export interface CpuProbe {
+  name: string;
+  /** A pid read from /proc, or 'self' for the bench process. */
+  pid: number | 'self';
+}
+
+export interface CpuUse {
+  seconds: number;
+  usPerToken: number;
+  /** CPU seconds per wall second (1.0 = one core busy). */
+  util: number;
+}
+
+export interface PhaseResult {
+  label: string;
+  concurrency: number;
+  planned: number;
+  issued: number;
+  ok: number;
+  failed: number;
+  errors: string[];
+  capped: boolean;
+  wallSec: number;
+  tokens: number;
+  events: number;
+  tokensPerSec: number;
+  ttft: Pcts;
+  itl: Pcts;
+  tpot: Pcts;
+  e2e: Pcts;
+  cpu: Record<string, CpuUse>;
+}
+
+export interface PhaseSpec {
+  label: string;
+  concurrency: number;
+  requests: number;
+  timeCapMs: number;
+  run: RequestFn;
+  cpu: CpuProbe[];
+  /** Stop issuing after this many failures. */
+  maxFailures?: number;
+}
+
+function readCpu(p: CpuProbe): number {
+  return p.pid === 'self' ? selfCpuSeconds() : procCpuSeconds(p.pid);
+}
+
+export async function runPhase(spec: PhaseSpec): Promise<PhaseResult> {
+  const rec: Recorder = { gaps: new Samples() };
+  const ttfts: number[] = [];
+  const tpots: number[] = [];
+  const e2es: number[] = [];
+  const errors: string[] = [];
+  let issued = 0;
+  let ok = 0;
+  let failed = 0;
+  let tokens = 0;
+  let events = 0;
+  let capped = false;
+  let stop = false;
+  const maxFailures = spec.maxFailures ?? Math.max(10, Math.ceil(spec.requests / 10));
+
+  const cpu0 = spec.cpu.map(readCpu);
+  const t0 = performance.now();
+  let tLast = t0;
+
+  const worker = async () => {
+    while (!stop && issued < spec.requests) {
+      if (performance.now() - t0 > spec.timeCapMs) {
+        capped = true;
+        return;
+      }
+      const seq = issued++;
+      const r = await spec.run(seq, rec);
+      tLast = performance.now();
+      if (r.ok) {
+        ok += 1;
+        tokens += r.tokens;
+        events += r.events;
+        ttfts.push(r.ttftMs);
+        e2es.push(r.e2eMs);
+        if (r.tokens > 1) tpots.push((r.e2eMs - r.ttftMs) / (r.tokens - 1));
+      } else {
+        failed += 1;
+        if (errors.length < 5) errors.push(r.error ?? 'unknown error');
+        if (failed >= maxFailures) stop = true;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(spec.concurrency, spec.requests) }, worker));
+
+  const cpu1 = spec.cpu.map(readCpu);
+  const wallSec = (tLast - t0) / 1000;
+  const cpu: Record<string, CpuUse> = {};
+  spec.cpu.forEach((p, i) => {
+    const seconds = cpu1[i] - cpu0[i];
+    cpu[p.name] = {
+      seconds,
+      usPerToken: tokens > 0 ? (seconds * 1e6) / tokens : Number.NaN,
+      util: wallSec > 0 ? seconds / wallSec : Number.NaN,
+    };
+  });
+  return {
+    label: spec.label,
+    concurrency: spec.concurrency,
+    planned: spec.requests,
+    issued,
+    ok,
+    failed,
+    errors,
+    capped,
+    wallSec,
+    tokens,
+    events,
+    tokensPerSec: wallSec > 0 ? tokens / wallSec : 0,
+    ttft: summarize(ttfts),
+    itl: summarize(rec.gaps.view()),
+    tpot: summarize(tpots),
+    e2e: summarize(e2es),
+    cpu,
+  };
+}
+
+/** Warm-up: `n` requests at concurrency `c`, nothing recorded; returns the failures seen. */
+export async function warmUp(c: number, n: number, run: RequestFn): Promise<string[]> {
+  const rec: Recorder = { gaps: new Samples() };
+  const errors: string[] = [];
+  let issued = 0;
+  const worker = async () => {
+    while (issued < n && errors.length < 5) {
+      const r = await run(issued++, rec);
+      if (!r.ok) errors.push(r.error ?? 'unknown error');
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(c, n) }, worker));
+  return errors;
+}

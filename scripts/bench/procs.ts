@@ -1,0 +1,193 @@
+/**
+ * Child processes of the bench (gateway, mock engines): spawn with captured logs, stop with
+ * SIGTERM → SIGKILL, and a process-wide registry so every child dies on error, Ctrl-C or exit.
+ * Also: free ports, /proc CPU accounting and the readiness wait.
+ */
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+export const SMG_BIN = fileURLToPath(new URL('../../bin/smg.js', import.meta.url));
+
+const TAIL_LINES = 200;
+
+export class Child {
+  readonly child: ChildProcess;
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  private readonly tail: string[] = [];
+
+  constructor(
+    readonly name: string,
+    args: string[],
+    opts: { nodeFlags?: string[]; verbose?: boolean } = {},
+  ) {
+    this.child = spawn(process.execPath, [...(opts.nodeFlags ?? []), SMG_BIN, ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, FORCE_COLOR: '0' },
+    });
+    for (const stream of [this.child.stdout, this.child.stderr]) {
+      let partial = '';
+      stream?.setEncoding('utf8');
+      stream?.on('data', (chunk: string) => {
+        partial += chunk;
+        const lines = partial.split('\n');
+        partial = lines.pop() ?? '';
+        for (const line of lines) {
+          this.tail.push(line);
+          if (this.tail.length > TAIL_LINES) this.tail.shift();
+          if (opts.verbose) process.stderr.write(`[${this.name}] ${line}\n`);
+        }
+      });
+    }
+    this.exited = new Promise((resolve) => this.child.once('exit', (code, signal) => resolve({ code, signal })));
+    // A spawn failure (ENOENT…) arrives as 'error'; 'exit' may never follow.
+    this.child.once('error', (err) => {
+      this.tail.push(`spawn error: ${err.message}`);
+    });
+    registry.add(this);
+    void this.exited.then(() => registry.delete(this));
+  }
+
+  get pid(): number {
+    if (this.child.pid === undefined) throw new Error(`${this.name}: process has no pid (spawn failed?)`);
+    return this.child.pid;
+  }
+
+  get running(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  logTail(n = 40): string {
+    return this.tail.slice(-n).join('\n');
+  }
+
+  /** SIGTERM, then SIGKILL after `graceMs`. */
+  async stop(graceMs = 10_000): Promise<void> {
+    if (!this.running) return;
+    this.child.kill('SIGTERM');
+    const timer = setTimeout(() => {
+      if (this.running) this.child.kill('SIGKILL');
+    }, graceMs);
+    try {
+      await this.exited;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Synchronous last resort (process 'exit' handler). */
+  killNow(): void {
+    if (this.running) this.child.kill('SIGKILL');
+  }
+}
+
+const registry = new Set<Child>();
+
+export async function stopAll(graceMs = 5000): Promise<void> {
+  await Promise.all([...registry].map((c) => c.stop(graceMs)));
+}
+
+/**
+ * On SIGINT/SIGTERM: run `cleanup` (bounded) and exit 130/143. A second signal kills at once.
+ * On process exit, any child still registered gets SIGKILL.
+ */
+export function installSignalHandlers(cleanup: () => Promise<void>): void {
+  let stopping = false;
+  const onSignal = (sig: NodeJS.Signals) => {
+    const code = sig === 'SIGINT' ? 130 : 143;
+    if (stopping) {
+      for (const c of registry) c.killNow();
+      process.exit(code);
+    }
+    stopping = true;
+    process.stderr.write(`\nbench: ${sig}, stopping children…\n`);
+    const hard = setTimeout(() => {
+      for (const c of registry) c.killNow();
+      process.exit(code);
+    }, 15_000);
+    hard.unref();
+    cleanup().finally(() => process.exit(code));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  process.on('exit', () => {
+    for (const c of registry) c.killNow();
+  });
+}
+
+/** A TCP port that was free a moment ago. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** Whether 127.0.0.1:port can be bound right now. */
+export function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const srv = createServer();
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+  });
+}
+
+let clockTicks: number | null = null;
+function ticksPerSecond(): number {
+  if (clockTicks === null) {
+    try {
+      clockTicks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    } catch {
+      clockTicks = 100;
+    }
+  }
+  return clockTicks;
+}
+
+/** user+system CPU seconds of a whole process (all threads) from /proc/<pid>/stat. */
+export function procCpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // comm (field 2) may contain spaces and parentheses: split after the last ')'.
+  const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // rest[0] is field 3 (state); utime is field 14, stime field 15.
+  const utime = Number(rest[11]);
+  const stime = Number(rest[12]);
+  return (utime + stime) / ticksPerSecond();
+}
+
+/** CPU seconds of this (bench) process. */
+export function selfCpuSeconds(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+}
+
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** Polls GET <base>/readiness until 200; fails early if `child` exits. */
+export async function waitReady(base: string, child: Child, timeoutMs: number, others: Child[] = []): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  let last = 'no answer';
+  for (;;) {
+    for (const c of [child, ...others]) {
+      if (!c.running) throw new Error(`${c.name} exited before the gateway became ready:\n${c.logTail()}`);
+    }
+    try {
+      const res = await fetch(`${base}/readiness`, { signal: AbortSignal.timeout(2000) });
+      const body = await res.text();
+      if (res.status === 200) return;
+      last = `${res.status} ${body}`;
+    } catch (err) {
+      last = (err as Error).message;
+    }
+    if (Date.now() > end) {
+      throw new Error(`gateway not ready after ${timeoutMs} ms (last: ${last})\n--- gateway log ---\n${child.logTail()}`);
+    }
+    await sleep(100);
+  }
+}

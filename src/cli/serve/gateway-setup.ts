@@ -1,0 +1,51 @@
+/**
+ * The in-process gateway's configuration for `smg serve`. The launcher decides the serve-specific
+ * settings (spec cli-and-api §2.8: worker URLs, backend pin, grouped engine count, dp≤1 overrides,
+ * model-path default); the result is then run through `smg launch`'s own parser and validation,
+ * so serve accepts exactly the values launch accepts and fails the same way — before any engine
+ * is spawned (clone decision, §2.9: SMG validates only after launching the engines).
+ */
+import type { GatewayConfig } from '../../gateway/config.js';
+import { parseLaunchArgv } from '../../gateway/launch-args.js';
+import { configWarnings, validateGatewayConfig } from '../../gateway/validate-config.js';
+import { buildGatewayConfig, toLaunchArgv, type LogLine } from '../../launcher/gateway-config.js';
+import type { ServeConfig } from '../../launcher/serve-config.js';
+import { isCompatOnlyRouterFlag } from './router-flags.js';
+
+export type GatewaySetup =
+  | {
+      readonly ok: true;
+      readonly config: GatewayConfig;
+      /** The same gateway as `smg launch` flags (shown by --dry-run). */
+      readonly launchArgv: readonly string[];
+      /** §2.8 log lines and warnings, to log in order once the run is really starting. */
+      readonly logLines: readonly LogLine[];
+    }
+  | { readonly ok: false; readonly exitCode: 1 | 2; readonly message: string };
+
+export function serveGatewaySetup(serve: ServeConfig, workerUrls: readonly string[]): GatewaySetup {
+  const built = buildGatewayConfig(serve, workerUrls);
+  const logLines: LogLine[] = [...built.logLines];
+
+  const other = { ...built.config.other };
+  for (const name of Object.keys(other)) {
+    if (!isCompatOnlyRouterFlag(name)) continue;
+    delete other[name];
+    logLines.push({ level: 'warn', message: `--router-${name} is accepted for SMG compatibility and has no effect in this gateway` });
+  }
+
+  const launchArgv = toLaunchArgv({ ...built.config, other });
+  const parsed = parseLaunchArgv(launchArgv);
+  if (parsed.kind !== 'config') {
+    // Every flag the launcher itself emits is valid, so a bad value came from a --router-* flag:
+    // name it the way the user typed it.
+    const message = parsed.kind === 'error' ? parsed.message.replaceAll("'--", "'--router-") : 'unexpected --help';
+    return { ok: false, exitCode: 2, message };
+  }
+
+  const invalid = validateGatewayConfig(parsed.config);
+  if (invalid) return { ok: false, exitCode: 1, message: `Configuration validation failed: ${invalid}` };
+  for (const w of configWarnings(parsed.config)) logLines.push({ level: 'warn', message: w });
+
+  return { ok: true, config: parsed.config, launchArgv, logLines };
+}
