@@ -19,8 +19,9 @@ import { parseBenchArgs, USAGE, type BenchOptions } from './bench/args.js';
 import { formatProfileSummary, summarizeProfile } from './bench/cpuprofile.js';
 import { directRequestFn } from './bench/direct-client.js';
 import { createAgent, gatewayPromptTokens, gatewayRequestFn } from './bench/gateway-client.js';
-import { runPhase, warmUp, type PhaseResult, type RequestFn } from './bench/phase.js';
+import { runPhase, warmUp, warmUpFor, type PhaseResult, type RequestFn } from './bench/phase.js';
 import { Child, freePort, installSignalHandlers, portIsFree, stopAll, waitReady } from './bench/procs.js';
+import { PERF_NODE_FLAGS, PerfRecorder, removePerfMap, summarizePerf } from './bench/perf.js';
 import { FOOTNOTES, formatPhaseTable, formatSummary } from './bench/report.js';
 
 const log = (msg: string) => process.stderr.write(`bench: ${msg}\n`);
@@ -78,7 +79,7 @@ function engineArgs(opts: BenchOptions, url: string, promptLen: number, verbose:
     'mock-engine', 'serve', opts.model, '--headless',
     '--data-parallel-size', '1', '--data-parallel-size-local', '1',
     '--data-parallel-address', '127.0.0.1', '--data-parallel-rpc-port', String(handshakePortFor(url)),
-    '--mock-token-delay-ms', '0',
+    '--mock-token-delay-ms', String(opts.tokenDelayMs),
     '--mock-mode', opts.mockMode, '--mock-count-base', String(opts.countBase),
     '--max-num-seqs', String(Math.max(256, maxC)),
     '--max-model-len', String(maxModelLen),
@@ -108,8 +109,18 @@ async function runLevels(
   makeFn: (c: number, phase: 'warm' | 'run') => RequestFn,
   cpu: { name: string; pid: number | 'self' }[],
   alive: () => void,
+  /** Called once, after the JIT warm-up and before the first phase. */
+  onMeasureStart?: () => void,
 ): Promise<Map<number, PhaseResult>> {
   const out = new Map<number, PhaseResult>();
+  if (opts.warmupSecs > 0) {
+    const wc = 32;
+    log(`${label}: JIT warm-up, ${opts.warmupSecs}s at C=${wc}`);
+    const w = await warmUpFor(wc, opts.warmupSecs * 1000, makeFn(wc, 'warm'));
+    if (w.errors.length > 0) throw new Error(`${label} warm-up failed: ${w.errors.join(' | ')}`);
+    log(`${label}: JIT warm-up done (${w.requests} requests)`);
+  }
+  onMeasureStart?.();
   for (const c of opts.concurrency) {
     alive();
     const warm = Math.max(c, opts.warmup);
@@ -128,10 +139,19 @@ async function runLevels(
   return out;
 }
 
-async function benchGateway(opts: BenchOptions, dir: string, w: Workload): Promise<{ results: Map<number, PhaseResult>; promptTokens: number }> {
+interface GatewayRun {
+  results: Map<number, PhaseResult>;
+  promptTokens: number;
+  pid: number | null;
+  /** Text summary of the perf profile (--perf). */
+  perfSummary: string | null;
+}
+
+async function benchGateway(opts: BenchOptions, dir: string, w: Workload): Promise<GatewayRun> {
   const url = await workerUrl(dir, 'gw-e0');
   const [port, mport] = [await freePort(), await freePort()];
-  const nodeFlags: string[] = [];
+  const nodeFlags: string[] = [...opts.gatewayNodeFlags];
+  if (opts.perfFile) nodeFlags.push(...PERF_NODE_FLAGS);
   if (opts.profileDir) {
     await mkdir(opts.profileDir, { recursive: true });
     nodeFlags.push('--cpu-prof', '--cpu-prof-dir', opts.profileDir);
@@ -150,15 +170,19 @@ async function benchGateway(opts: BenchOptions, dir: string, w: Workload): Promi
     { nodeFlags, verbose: opts.verbose },
   );
   const engine = new Child('engine(gw)', engineArgs(opts, url, w.promptTokenIds.length, opts.verbose), { verbose: opts.verbose });
+  log(`gateway pid ${gateway.pid}, engine pid ${engine.pid}`);
   const agent = createAgent();
   const base = `http://127.0.0.1:${port}`;
+  const perf = opts.perfFile ? new PerfRecorder(gateway.pid, opts.perfFile) : null;
+  let results: Map<number, PhaseResult> | null = null;
+  let promptTokens = w.promptTokenIds.length;
   try {
     await waitReady(base, gateway, 60_000, [engine]);
     const models = (await (await fetch(`${base}/v1/models`)).json()) as { data: { id: string }[] };
     const model = models.data[0]?.id;
     if (!model) throw new Error(`gateway lists no model: ${JSON.stringify(models)}`);
     const body = { ...w.body, model };
-    const promptTokens = await gatewayPromptTokens(base, body);
+    promptTokens = await gatewayPromptTokens(base, body);
     if (promptTokens !== w.promptTokenIds.length) {
       log(`WARNING: gateway counts ${promptTokens} prompt tokens, the direct path sends ${w.promptTokenIds.length}`);
     }
@@ -167,18 +191,37 @@ async function benchGateway(opts: BenchOptions, dir: string, w: Workload): Promi
     const alive = () => {
       for (const c of [gateway, engine]) if (!c.running) throw new Error(`${c.name} died:\n${c.logTail()}`);
     };
-    const results = await runLevels('gateway', opts, () => fn, [
+    const cpu = [
       { name: 'gateway', pid: gateway.pid },
       { name: 'engine', pid: engine.pid },
-      { name: 'bench', pid: 'self' },
-    ], alive);
-    return { results, promptTokens };
+      { name: 'bench', pid: 'self' as const },
+    ];
+    results = await runLevels('gateway', opts, () => fn, cpu, alive, () => {
+      if (perf) {
+        log(`perf record on gateway pid ${gateway.pid} → ${opts.perfFile}`);
+        perf.start();
+      }
+    });
   } finally {
+    const perfErr = perf ? await perf.stop() : '';
     agent.destroy();
     // The gateway first, so its profile is written by a clean exit while the engine is still up.
     await gateway.stop(15_000);
     await engine.stop(5000);
+    if (perf && !results) await removePerfMap(gateway.pid);
+    if (perfErr && !results) log(`perf: ${perfErr}`);
   }
+  let perfSummary: string | null = null;
+  if (perf && opts.perfFile) {
+    try {
+      perfSummary = await summarizePerf(opts.perfFile, gateway.pid, opts.profileTop);
+    } catch (err) {
+      log(`perf summary failed: ${(err as Error).message}`);
+    } finally {
+      await removePerfMap(gateway.pid);
+    }
+  }
+  return { results, promptTokens, pid: gateway.pid, perfSummary };
 }
 
 async function benchDirect(opts: BenchOptions, dir: string, w: Workload): Promise<Map<number, PhaseResult>> {
@@ -220,9 +263,15 @@ async function benchDirect(opts: BenchOptions, dir: string, w: Workload): Promis
   }
 }
 
-async function newestProfile(dir: string): Promise<string | null> {
+/**
+ * The gateway main thread's profile: node names them CPU.<date>.<time>.<pid>.<thread>.<seq>; thread
+ * 0 is the main thread (tsx's module-loader worker writes a second, uninteresting one).
+ */
+async function gatewayProfile(dir: string, pid: number | null): Promise<string | null> {
   const files = (await readdir(dir)).filter((f) => f.endsWith('.cpuprofile')).sort();
-  return files.length > 0 ? join(dir, files[files.length - 1]) : null;
+  const main = files.filter((f) => (pid === null || f.includes(`.${pid}.`)) && /\.0\.\d+\.cpuprofile$/.test(f));
+  const pick = main.length > 0 ? main : files;
+  return pick.length > 0 ? join(dir, pick[pick.length - 1]) : null;
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -258,10 +307,14 @@ async function main(argv: string[]): Promise<number> {
     let gw = new Map<number, PhaseResult>();
     let direct = new Map<number, PhaseResult>();
     let promptTokens = w.promptTokenIds.length;
-    if (opts.targets.includes('gateway')) ({ results: gw, promptTokens } = await benchGateway(opts, dir, w));
+    let gatewayPid: number | null = null;
+    let perfSummary: string | null = null;
+    if (opts.targets.includes('gateway')) {
+      ({ results: gw, promptTokens, pid: gatewayPid, perfSummary } = await benchGateway(opts, dir, w));
+    }
     if (opts.targets.includes('direct')) direct = await benchDirect(opts, dir, w);
 
-    const ctx = { maxTokens: opts.maxTokens, promptTokens, mockMode: opts.mockMode };
+    const ctx = { maxTokens: opts.maxTokens, promptTokens, mockMode: opts.mockMode, tokenDelayMs: opts.tokenDelayMs };
     const out: string[] = [''];
     for (const c of opts.concurrency) out.push(formatPhaseTable(c, gw.get(c), direct.get(c), ctx), '');
     out.push(formatSummary(opts.concurrency, gw, direct), '', FOOTNOTES, '');
@@ -274,10 +327,11 @@ async function main(argv: string[]): Promise<number> {
       log(`results written to ${opts.jsonOut}`);
     }
     if (opts.profileDir) {
-      const prof = await newestProfile(opts.profileDir);
+      const prof = await gatewayProfile(opts.profileDir, gatewayPid);
       if (prof) process.stdout.write(`\n${formatProfileSummary(prof, summarizeProfile(prof, opts.profileTop))}\n`);
       else log(`no .cpuprofile found in ${opts.profileDir} (did the gateway exit cleanly?)`);
     }
+    if (perfSummary) process.stdout.write(`\n${perfSummary}\n`);
     return 0;
   } catch (err) {
     process.stderr.write(`bench: ${(err as Error).stack ?? (err as Error).message}\n`);

@@ -18,6 +18,8 @@ export interface BenchOptions {
   timeCapSec: number;
   /** Warm-up requests per phase (at least C, so every connection/slot is exercised once). */
   warmup: number;
+  /** Seconds of closed-loop load before a target's first phase, so the JIT has settled. */
+  warmupSecs: number;
   requestTimeoutSec: number;
   targets: Target[];
   model: string;
@@ -27,6 +29,12 @@ export interface BenchOptions {
   /** Directory for the gateway's --cpu-prof output; null = no profiling. */
   profileDir: string | null;
   profileTop: number;
+  /** perf.data path: Linux perf samples the gateway during its measured phases; null = off. */
+  perfFile: string | null;
+  /** Extra node flags for the gateway process (e.g. --perf-basic-prof). */
+  gatewayNodeFlags: string[];
+  /** Mock engine step delay (ms); 0 = as fast as it can (the default, measures the gateway). */
+  tokenDelayMs: number;
   jsonOut: string | null;
   /** Summarize an existing .cpuprofile and exit. */
   summarize: string | null;
@@ -48,6 +56,7 @@ Options:
   --max-tokens T         Tokens generated per request, ignore_eos (default 256)
   --time-cap S           Stop issuing requests after S seconds per phase (default 30)
   --warmup N             Warm-up requests per phase, at least C (default 32)
+  --warmup-secs S        JIT warm-up per target before its first phase, at C=32 (default 4; 0 = off)
   --request-timeout S    Abort a single request after S seconds (default 120)
   --targets LIST         gateway,direct (default both)
   --model DIR            Tokenizer/model directory (default the bundled Qwen3 tokenizer)
@@ -56,6 +65,12 @@ Options:
   --count-base N         First id in count mode (default 1000)
   --profile DIR          Run the gateway under node --cpu-prof --cpu-prof-dir DIR and summarize it
   --profile-top N        Frames shown in the profile summary (default 25)
+  --perf FILE            Also sample the gateway with Linux perf (needs perf) from the end of the
+                         JIT warm-up to its last phase, write FILE and summarize it
+  --gateway-node-flags=F Extra node flags for the gateway, space-separated
+                         (e.g. --gateway-node-flags="--perf-basic-prof")
+  --token-delay-ms MS    Mock engine step time (default 0: engine as fast as it can; >0 gives an
+                         unsaturated load where TTFT/ITL show latency added, not queueing)
   --json FILE            Also write the raw results as JSON
   --summarize FILE       Only summarize an existing .cpuprofile and exit
   --verbose              Forward child process logs
@@ -70,6 +85,12 @@ function intList(s: string, flag: string): number[] {
 function posInt(s: string, flag: string): number {
   const n = Number(s);
   if (!Number.isInteger(n) || n < 1) throw new Error(`${flag}: expected a positive integer, got '${s}'`);
+  return n;
+}
+
+function nonNeg(s: string, flag: string): number {
+  const n = Number(s);
+  if (!Number.isFinite(n) || n < 0) throw new Error(`${flag}: expected a non-negative number, got '${s}'`);
   return n;
 }
 
@@ -92,6 +113,7 @@ export function parseBenchArgs(argv: string[]): BenchOptions | null {
       'max-tokens': { type: 'string' },
       'time-cap': { type: 'string' },
       warmup: { type: 'string' },
+      'warmup-secs': { type: 'string' },
       'request-timeout': { type: 'string' },
       targets: { type: 'string' },
       model: { type: 'string' },
@@ -100,7 +122,10 @@ export function parseBenchArgs(argv: string[]): BenchOptions | null {
       'count-base': { type: 'string' },
       profile: { type: 'string' },
       'profile-top': { type: 'string' },
+      perf: { type: 'string' },
       json: { type: 'string' },
+      'gateway-node-flags': { type: 'string' },
+      'token-delay-ms': { type: 'string' },
       summarize: { type: 'string' },
       verbose: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
@@ -121,7 +146,8 @@ export function parseBenchArgs(argv: string[]): BenchOptions | null {
     minRequests: values['min-requests'] === undefined ? 32 : posInt(values['min-requests'], '--min-requests'),
     maxTokens: values['max-tokens'] === undefined ? 256 : posInt(values['max-tokens'], '--max-tokens'),
     timeCapSec: values['time-cap'] === undefined ? 30 : posNum(values['time-cap'], '--time-cap'),
-    warmup: values.warmup === undefined ? 32 : Number(values.warmup),
+    warmup: values.warmup === undefined ? 32 : nonNeg(values.warmup, '--warmup'),
+    warmupSecs: values['warmup-secs'] === undefined ? 4 : nonNeg(values['warmup-secs'], '--warmup-secs'),
     requestTimeoutSec: values['request-timeout'] === undefined ? 120 : posNum(values['request-timeout'], '--request-timeout'),
     targets: [...new Set(targets)] as Target[],
     model: values.model ?? DEFAULT_MODEL,
@@ -132,7 +158,10 @@ export function parseBenchArgs(argv: string[]): BenchOptions | null {
     countBase,
     profileDir: values.profile ?? null,
     profileTop: values['profile-top'] === undefined ? 25 : posInt(values['profile-top'], '--profile-top'),
+    perfFile: values.perf ?? null,
     jsonOut: values.json ?? null,
+    gatewayNodeFlags: (values['gateway-node-flags'] ?? '').split(/\s+/).filter(Boolean),
+    tokenDelayMs: values['token-delay-ms'] === undefined ? 0 : nonNeg(values['token-delay-ms'], '--token-delay-ms'),
     summarize: values.summarize ?? null,
     verbose: values.verbose ?? false,
   };

@@ -4,6 +4,7 @@
  */
 import type { EngineClient } from '../../src/engine/engine-client.js';
 import type { SamplingSpec } from '../../src/engine/types.js';
+import { ArrivalTracker } from './arrivals.js';
 import type { RequestFn, RequestResult } from './phase.js';
 
 export interface DirectTarget {
@@ -20,7 +21,7 @@ export function directRequestFn(t: DirectTarget): RequestFn {
     const id = `${t.idPrefix}-${seq}`;
     const start = performance.now();
     let first = -1;
-    let last = 0;
+    const itl = new ArrivalTracker(rec.gaps);
     let tokens = 0;
     let events = 0;
     let finish: string | null = null;
@@ -41,23 +42,23 @@ export function directRequestFn(t: DirectTarget): RequestFn {
         if (n > 0) {
           const now = performance.now();
           if (first < 0) first = now;
-          else rec.gaps.push(now - last);
-          last = now;
+          itl.add(now, n);
           tokens += n;
           events += 1;
         }
         if (chunk.finish !== null) finish = chunk.finish;
       }
     } catch (err) {
-      return { ok: false, error: (err as Error).message, tokens: 0, events, ttftMs: Number.NaN, e2eMs: performance.now() - start };
+      return { ok: false, error: (err as Error).message, tokens: 0, events, arrivals: itl.arrivals, ttftMs: Number.NaN, e2eMs: performance.now() - start };
     } finally {
       clearTimeout(timer);
+      itl.flush();
     }
     const e2eMs = performance.now() - start;
-    if (finish === null) return { ok: false, error: 'aborted (timeout)', tokens, events, ttftMs: Number.NaN, e2eMs };
+    if (finish === null) return { ok: false, error: 'aborted (timeout)', tokens, events, arrivals: itl.arrivals, ttftMs: Number.NaN, e2eMs };
     if (finish !== 'length' && finish !== 'stop') {
-      return { ok: false, error: `finish=${finish}`, tokens, events, ttftMs: Number.NaN, e2eMs };
+      return { ok: false, error: `finish=${finish}`, tokens, events, arrivals: itl.arrivals, ttftMs: Number.NaN, e2eMs };
     }
-    return { ok: true, tokens, events, ttftMs: first - start, e2eMs };
+    return { ok: true, tokens, events, arrivals: itl.arrivals, ttftMs: first - start, e2eMs };
   };
 }

@@ -8,6 +8,7 @@
  * chunk is parsed for completion_tokens; an `"error"` frame fails the request.
  */
 import http from 'node:http';
+import { ArrivalTracker } from './arrivals.js';
 import type { RequestFn, RequestResult } from './phase.js';
 
 export interface GatewayTarget {
@@ -32,17 +33,18 @@ export function gatewayRequestFn(t: GatewayTarget, agent: http.Agent): RequestFn
     new Promise<RequestResult>((resolve) => {
       const start = performance.now();
       let first = -1;
-      let last = 0;
+      const itl = new ArrivalTracker(rec.gaps);
       let events = 0;
       let usageTokens = -1;
       let done = false;
       let settled = false;
-      const finish = (r: Omit<RequestResult, 'ttftMs' | 'e2eMs' | 'events'>) => {
+      const finish = (r: Omit<RequestResult, 'ttftMs' | 'e2eMs' | 'events' | 'arrivals'>) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
+        itl.flush();
         const end = performance.now();
-        resolve({ ...r, events, ttftMs: first < 0 ? Number.NaN : first - start, e2eMs: end - start });
+        resolve({ ...r, events, arrivals: itl.arrivals, ttftMs: first < 0 ? Number.NaN : first - start, e2eMs: end - start });
       };
       const req = http.request(
         { host: t.host, port: t.port, path: '/v1/chat/completions', method: 'POST', agent, headers },
@@ -72,8 +74,7 @@ export function gatewayRequestFn(t: GatewayTarget, agent: http.Agent): RequestFn
               }
               if (frame.includes('"content":')) {
                 if (first < 0) first = now;
-                else rec.gaps.push(now - last);
-                last = now;
+                itl.add(now, 1);
                 events += 1;
               } else if (frame.includes('"usage":')) {
                 try {

@@ -18,6 +18,8 @@ export interface RequestResult {
   tokens: number;
   /** Token-bearing events received (SSE content chunks / engine chunks with ids). */
   events: number;
+  /** Event-loop turns that delivered tokens (see arrivals.ts). */
+  arrivals: number;
   ttftMs: number;
   e2eMs: number;
 }
@@ -50,6 +52,7 @@ export interface PhaseResult {
   wallSec: number;
   tokens: number;
   events: number;
+  arrivals: number;
   tokensPerSec: number;
   ttft: Pcts;
   itl: Pcts;
@@ -84,6 +87,7 @@ export async function runPhase(spec: PhaseSpec): Promise<PhaseResult> {
   let failed = 0;
   let tokens = 0;
   let events = 0;
+  let arrivals = 0;
   let capped = false;
   let stop = false;
   const maxFailures = spec.maxFailures ?? Math.max(10, Math.ceil(spec.requests / 10));
@@ -105,6 +109,7 @@ export async function runPhase(spec: PhaseSpec): Promise<PhaseResult> {
         ok += 1;
         tokens += r.tokens;
         events += r.events;
+        arrivals += r.arrivals;
         ttfts.push(r.ttftMs);
         e2es.push(r.e2eMs);
         if (r.tokens > 1) tpots.push((r.e2eMs - r.ttftMs) / (r.tokens - 1));
@@ -140,6 +145,7 @@ export async function runPhase(spec: PhaseSpec): Promise<PhaseResult> {
     wallSec,
     tokens,
     events,
+    arrivals,
     tokensPerSec: wallSec > 0 ? tokens / wallSec : 0,
     ttft: summarize(ttfts),
     itl: summarize(rec.gaps.view()),
@@ -162,4 +168,20 @@ export async function warmUp(c: number, n: number, run: RequestFn): Promise<stri
   };
   await Promise.all(Array.from({ length: Math.min(c, n) }, worker));
   return errors;
+}
+
+/** Time-based warm-up (JIT): closed-loop requests at concurrency `c` for about `ms`. */
+export async function warmUpFor(c: number, ms: number, run: RequestFn): Promise<{ requests: number; errors: string[] }> {
+  const rec: Recorder = { gaps: new Samples() };
+  const errors: string[] = [];
+  const end = performance.now() + ms;
+  let issued = 0;
+  const worker = async () => {
+    while (performance.now() < end && errors.length < 5) {
+      const r = await run(issued++, rec);
+      if (!r.ok) errors.push(r.error ?? 'unknown error');
+    }
+  };
+  await Promise.all(Array.from({ length: c }, worker));
+  return { requests: issued, errors };
 }

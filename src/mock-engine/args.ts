@@ -5,6 +5,8 @@
  * the accepted prefixes (`python -m vllm.entrypoints.cli.main serve …`) are not a yargs shape.
  */
 
+import { parseRankLoads } from './rank-load.js';
+
 export type GenMode = 'count' | 'echo' | 'script';
 export type FaultMode = 'dead' | 'silent' | 'garbage' | 'stall-input' | 'exit';
 
@@ -44,6 +46,8 @@ export interface MockArgs {
   faultAfterTokens: number;
   faultOnRequest: string | null;
   garbageCount: number;
+  /** `--mock-rank-load` as given; parsed by rank-load.ts. */
+  rankLoad: string | null;
   help: boolean;
   /** Engine flags the mock does not model; reported once as a warning. */
   ignored: string[];
@@ -98,6 +102,7 @@ const FLAGS: FlagSpec[] = [
   { names: ['--mock-fault-after-tokens'], key: 'faultAfterTokens', kind: 'int' },
   { names: ['--mock-fault-on-request'], key: 'faultOnRequest', kind: 'str' },
   { names: ['--mock-garbage-count'], key: 'garbageCount', kind: 'int' },
+  { names: ['--mock-rank-load'], key: 'rankLoad', kind: 'str' },
   { names: ['--help', '-h'], key: 'help', kind: 'bool' },
 ];
 
@@ -135,6 +140,7 @@ export function defaultArgs(): MockArgs {
     faultAfterTokens: 1,
     faultOnRequest: null,
     garbageCount: 3,
+    rankLoad: null,
     help: false,
     ignored: [],
   };
@@ -233,6 +239,11 @@ function validate(a: MockArgs): void {
   if (a.tokenDelayMs < 0 || a.loadDelayMs < 0) throw new ArgsError('delays must be >= 0');
   if (a.faultAfterTokens < 0) throw new ArgsError('--mock-fault-after-tokens must be >= 0');
   if (a.garbageCount < 1) throw new ArgsError('--mock-garbage-count must be >= 1');
+  try {
+    parseRankLoads(a.rankLoad, a.dpSize);
+  } catch (err) {
+    throw new ArgsError((err as Error).message);
+  }
 }
 
 /** The address every rank dials; IPv6 literals are bracketed like vLLM does. */

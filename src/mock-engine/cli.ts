@@ -6,6 +6,8 @@ import { createLogger } from '../util/logger.js';
 import { ArgsError, DEFAULT_TEXT, parseMockArgs } from './args.js';
 import { makeVllmCodec } from './codec.js';
 import { DEFAULT_MAX_MODEL_LEN, MockEngine } from './engine.js';
+import { runTokenSpeedMockEngine } from './tokenspeed/cli.js';
+import { pickMockBackend } from './tokenspeed/select.js';
 
 export const MOCK_ENGINE_HELP = `Usage: smg mock-engine [python -m vllm.entrypoints.cli.main] serve <model> --headless \\
          --data-parallel-size N --data-parallel-size-local N \\
@@ -13,6 +15,8 @@ export const MOCK_ENGINE_HELP = `Usage: smg mock-engine [python -m vllm.entrypoi
 
 A simulated headless vLLM (0.27.1 wire) engine: N ranks dial tcp://A:P, handshake, register and
 serve deterministic tokens over ZeroMQ. No GPU, no model weights.
+For a TokenSpeed engine add --backend tokenspeed (or give the tokenspeed.cli argv); see
+'smg mock-engine --backend tokenspeed --help'.
 
 vLLM flags understood:
   <model>                            Model name; a local directory with tokenizer.json turns on
@@ -56,6 +60,13 @@ Mock flags:
   --mock-log-requests                Log request add/finish/abort at info (default: debug)
   --mock-log-level LEVEL             trace|debug|info|warn|error (default $SMG_LOG_LEVEL or info)
   --mock-vllm-version V              Reported vllm_version (default 0.27.1)
+  --mock-rank-load R:RUN:WAIT:KV[,...]
+                                     Rank R also carries requests of some other client: its
+                                     scheduler_stats report RUN more running, WAIT more waiting
+                                     and KV more KV-cache usage (0..1, capped at 1) than its own
+                                     queue. Such a dense rank keeps stepping (and reporting) while
+                                     idle, every max(token delay, 20) ms; a lockstep rank only adds
+                                     it to the stats of steps the group runs anyway
 
 Fault injection (one fault, fired once):
   --mock-fault MODE                  dead: ENGINE_CORE_DEAD on every rank, exit 1
@@ -80,6 +91,17 @@ requests (ABORT outputs with finished_requests) and exits 0 without a sentinel.
 `;
 
 export async function runMockEngine(argv: string[]): Promise<number> {
+  // TokenSpeed has its own argv and wire; `--backend tokenspeed` or its entry point selects it.
+  let picked;
+  try {
+    picked = pickMockBackend(argv);
+  } catch (err) {
+    if (!(err instanceof ArgsError)) throw err;
+    process.stderr.write(`smg mock-engine: ${err.message}\n`);
+    return 2;
+  }
+  if (picked.backend === 'tokenspeed') return runTokenSpeedMockEngine(picked.argv);
+  argv = picked.argv;
   let args;
   try {
     args = parseMockArgs(argv);

@@ -9,6 +9,7 @@ import type { Logger } from '../util/logger.js';
 import type { MockRank } from './rank.js';
 import { tick, type Signal } from './signal.js';
 import { monotonicSeconds } from './wire.js';
+import { EXTRA_LOAD_STEP_MS } from './rank-load.js';
 
 /** vLLM all-reduces "any unfinished requests?" only every this many lockstep steps. */
 export const ALLREDUCE_INTERVAL = 32;
@@ -25,12 +26,14 @@ export interface DriverHost {
 
 export async function runDense(rank: MockRank, host: DriverHost): Promise<void> {
   while (!host.stopped) {
-    if (host.frozen || !rank.sched.hasWork) {
+    // Extra (--mock-rank-load) requests keep a rank stepping, so its stats reach the gateway.
+    const busy = rank.sched.hasWork || rank.extraLoad !== null;
+    if (host.frozen || !busy) {
       await host.work.wait();
       continue;
     }
     rank.step(monotonicSeconds(), 0);
-    await tick(host.tokenDelayMs);
+    await tick(rank.sched.hasWork ? host.tokenDelayMs : Math.max(host.tokenDelayMs, EXTRA_LOAD_STEP_MS));
   }
 }
 

@@ -15,6 +15,7 @@ import { registrationFor } from './registration.js';
 import { RankScheduler } from './scheduler.js';
 import { Signal, sleep } from './signal.js';
 import { ENGINE_CORE_DEAD_FRAME, GARBAGE_FRAME } from './codec.js';
+import { parseRankLoads } from './rank-load.js';
 
 export const DEFAULT_MAX_MODEL_LEN = 4096;
 
@@ -116,6 +117,8 @@ export class MockEngine implements RankHost {
       (rank, i) =>
         new MockRank(rank, sockets[i].input, sockets[i].output, new RankScheduler(schedCfg, choice.generator), this),
     );
+    const extra = parseRankLoads(a.rankLoad, a.dpSize);
+    for (const r of this.ranks) r.extraLoad = extra.find((l) => l.rank === r.rank) ?? null;
     this.logger.info(`serving: ${this.ranks.length} rank(s) registered and READY`);
     for (const r of this.ranks) void r.readInput();
     if (this.lockstep) void runLockstep(this.ranks, this);

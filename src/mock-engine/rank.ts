@@ -11,6 +11,7 @@ import type { OutItem, RankScheduler, StepResult } from './scheduler.js';
 import type { Signal } from './signal.js';
 import { SendQueue } from './sockets.js';
 import { callUtility } from './utility.js';
+import { withExtraLoad, type RankLoad } from './rank-load.js';
 import { emptyEnvelope, InputRejected, monotonicSeconds, type Envelope, type InputMessage } from './wire.js';
 
 export interface RankCodec {
@@ -41,6 +42,8 @@ export class MockRank {
   /** MoE lockstep state (wire-vllm §3.6); unused by dense ranks. */
   wave = 0;
   awake = false;
+  /** `--mock-rank-load` for this rank: reported on top of its own queue. */
+  extraLoad: RankLoad | null = null;
   private inputOpen = true;
   private readonly out: SendQueue;
   private readonly log: Logger;
@@ -184,15 +187,18 @@ export class MockRank {
   }
 
   private statsView(res: StepResult, stepCounter: number): Envelope['stats'] {
-    return {
-      numRunning: this.sched.numRunning,
-      numWaiting: this.sched.numWaiting,
-      stepCounter: this.host.lockstep ? stepCounter : 0,
-      currentWave: this.host.lockstep ? this.wave : 0,
-      kvCacheUsage: this.sched.kvUsage,
-      prefixRequests: res.prefixRequests,
-      prefixQueries: res.prefixQueries,
-    };
+    return withExtraLoad(
+      {
+        numRunning: this.sched.numRunning,
+        numWaiting: this.sched.numWaiting,
+        stepCounter: this.host.lockstep ? stepCounter : 0,
+        currentWave: this.host.lockstep ? this.wave : 0,
+        kvCacheUsage: this.sched.kvUsage,
+        prefixRequests: res.prefixRequests,
+        prefixQueries: res.prefixQueries,
+      },
+      this.extraLoad,
+    );
   }
 
   sendWaveComplete(): void {

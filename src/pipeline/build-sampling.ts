@@ -97,7 +97,8 @@ export function buildSampling(
     minTokens: req.minTokens,
     stopTokenIds: engineStops,
     eosTokenId: eos.length > 0 ? eos[0] : null,
-    allStopTokenIds: [...engineStops],
+    // vLLM masks these until min_tokens; SMG includes EOS here even with ignore_eos (§5.2).
+    allStopTokenIds: [...new Set([...engineStops, ...vocab.eosTokenIds])],
     ignoreEos: req.ignoreEos,
     logprobs: opts.logprobs,
     promptLogprobs: null,

@@ -98,4 +98,17 @@ describe('abort', () => {
     expect(ids.map((id) => id.slice(-2)).sort()).toEqual(['-0', '-1']);
     for (const id of ids) await waitForEngineLines(rig, from, new RegExp(`abort: .*${id}`), 1, 2000);
   });
+
+  it('nothing is left in flight: worker load and engine in-flight counts are back to 0', async () => {
+    const deadline = Date.now() + 2000;
+    let view: { load: number; engines: { in_flight: number }[] } | undefined;
+    for (;;) {
+      const { workers } = (await (await fetch(`${rig.gatewayURL}/workers`)).json()) as { workers: NonNullable<typeof view>[] };
+      view = workers[0];
+      if ((view.load === 0 && view.engines.every((e) => e.in_flight === 0)) || Date.now() > deadline) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(view.load).toBe(0);
+    expect(view.engines.map((e) => e.in_flight)).toEqual([0]);
+  });
 });

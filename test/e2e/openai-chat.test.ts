@@ -3,10 +3,10 @@
  * `smg mock-engine` in script mode (Qwen3 tokenizer), which emits MOCK_TEXT and then the EOS id
  * the gateway put on the request.
  */
-import OpenAI from 'openai';
+import OpenAI, { type APIError } from 'openai';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MOCK_TEXT, chatPrompt, encode } from './support/qwen.js';
+import { MOCK_TEXT, chatPrompt, decode, encode } from './support/qwen.js';
 import { type Rig, engineLinesSince, startRig, waitForEngineLines } from './support/rig.js';
 
 let rig: Rig;
@@ -88,6 +88,21 @@ describe('chat completions', () => {
     });
     // Only the usage chunk carries usage.
     expect(chunks.slice(0, -1).every((c) => c.usage === undefined || c.usage === null)).toBe(true);
+  });
+
+  it("the client's stream helper assembles the final completion, even for a choice with no text", async () => {
+    const full = await rig.openai.chat.completions
+      .stream({ model: rig.model, messages: user('Hi'), stream_options: { include_usage: true } })
+      .finalChatCompletion();
+    expect(full.choices[0].message).toMatchObject({ role: 'assistant', content: MOCK_TEXT });
+    expect(full.choices[0].finish_reason).toBe('stop');
+    expect(full.usage?.completion_tokens).toBe(SCRIPT_TOKENS + 1);
+
+    // A stop string at the very start: no text at all, but still a role and a finish chunk.
+    const empty = await rig.openai.chat.completions.stream({ model: rig.model, messages: user('Hi'), stop: ['Hello'] }).finalChatCompletion();
+    expect(empty.choices[0].finish_reason).toBe('stop');
+    expect(empty.choices[0].message.role).toBe('assistant');
+    expect(empty.choices[0].message.content ?? '').toBe('');
   });
 
   it('stream without include_usage sends no usage chunk', async () => {
@@ -201,6 +216,91 @@ describe('chat completions', () => {
     expect((r.choices[0] as Ext).matched_stop).toBe(' mock');
   });
 
+  it('template inputs: content parts, thinking off via chat_template_kwargs or reasoning_effort', async () => {
+    const usage = async (body: Record<string, unknown>) =>
+      (await rig.openai.chat.completions.create({ model: rig.model, max_tokens: 1, ...body } as OpenAI.ChatCompletionCreateParamsNonStreaming)).usage!
+        .prompt_tokens;
+    const plain = encode(chatPrompt('Hi')).length;
+    expect(await usage({ messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }] })).toBe(plain);
+    // Qwen3 pre-fills an empty think block when thinking is switched off.
+    const off = encode(chatPrompt('Hi') + '<think>\n\n</think>\n\n').length;
+    expect(await usage({ messages: user('Hi'), chat_template_kwargs: { enable_thinking: false } })).toBe(off);
+    expect(await usage({ messages: user('Hi'), reasoning_effort: 'none' })).toBe(off);
+    expect(await usage({ messages: user('Hi'), reasoning_effort: 'high' })).toBe(plain);
+    // An explicit kwarg wins over reasoning_effort.
+    expect(await usage({ messages: user('Hi'), reasoning_effort: 'minimal', chat_template_kwargs: { enable_thinking: true } })).toBe(plain);
+  });
+
+  it('tools are rendered into the prompt; an assistant tool call with JSON-string arguments renders', async () => {
+    const tools = [{ type: 'function' as const, function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }];
+    const without = await rig.openai.chat.completions.create({ model: rig.model, messages: user('Hi'), max_tokens: 1 });
+    const withTools = await rig.openai.chat.completions.create({ model: rig.model, messages: user('Hi'), tools, max_tokens: 1 });
+    expect(withTools.usage!.prompt_tokens).toBeGreaterThan(without.usage!.prompt_tokens + 20);
+    const history = await rig.openai.chat.completions.create({
+      model: rig.model,
+      max_tokens: 1,
+      tools,
+      messages: [
+        { role: 'user', content: 'Weather?' },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+        { role: 'tool', tool_call_id: 'c1', content: 'sunny' },
+      ],
+    });
+    expect(history.choices[0].finish_reason).toBe('length');
+    const bad = await rig.openai.chat.completions
+      .create({
+        model: rig.model,
+        messages: [
+          { role: 'user', content: 'Weather?' },
+          { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'get_weather', arguments: '{oops' } }] },
+        ],
+      })
+      .catch((e: unknown) => e);
+    expect(bad).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((bad as APIError).error).toMatchObject({ code: 'process_messages_failed' });
+  });
+
+  it('stop_token_ids: the engine stops on the id, matched_stop is that id, its text is hidden', async () => {
+    const id = encode(' mock')[0];
+    const r = await rig.openai.chat.completions.create({
+      model: rig.model,
+      messages: user('Hi'),
+      stop_token_ids: [id],
+    } as OpenAI.ChatCompletionCreateParamsNonStreaming);
+    expect(r.choices[0].message.content).toBe('Hello! This is a scripted reply from the smg');
+    expect(r.choices[0].finish_reason).toBe('stop');
+    expect((r.choices[0] as Ext).matched_stop).toBe(id);
+  });
+
+  it('rid is the response id and the engine request id; x-request-id prefixes the generated id', async () => {
+    const from = rig.engine.lines.length;
+    const r = await rig.openai.chat.completions.create({ model: rig.model, messages: user('Hi'), rid: 'my-rid-1' } as OpenAI.ChatCompletionCreateParamsNonStreaming);
+    expect(r.id).toBe('my-rid-1');
+    expect((await waitForEngineLines(rig, from, /request added:/))[0]).toContain('request added: my-rid-1 ');
+
+    const res = await rig.openai.chat.completions
+      .create({ model: rig.model, messages: user('Hi') }, { headers: { 'x-request-id': 'trace-42' } })
+      .withResponse();
+    expect(res.response.headers.get('x-request-id')).toBe('trace-42');
+    expect(res.data.id).toMatch(/^trace-42-[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-/);
+  });
+
+  it('concurrent requests each get their own complete answer', async () => {
+    const rs = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        rig.openai.chat.completions.create({ model: rig.model, messages: user(`q${i}`), max_tokens: 3 + (i % 5) }),
+      ),
+    );
+    const script = encode(MOCK_TEXT);
+    rs.forEach((r, i) => {
+      const k = 3 + (i % 5);
+      expect(r.usage!.completion_tokens).toBe(k);
+      expect(r.choices[0].message.content).toBe(decode(script.slice(0, k)));
+      expect(r.usage!.prompt_tokens).toBe(encode(chatPrompt(`q${i}`)).length);
+    });
+    expect(new Set(rs.map((r) => r.id)).size).toBe(rs.length);
+  });
+
   it('ignore_eos runs to max_tokens ("length"); the mock repeats its script', async () => {
     const r = await rig.openai.chat.completions.create({
       model: rig.model,
@@ -292,7 +392,7 @@ describe('chat completions', () => {
 });
 
 describe('chat errors (nothing reaches the engine)', () => {
-  async function rejects(body: Record<string, unknown>): Promise<OpenAI.APIError> {
+  async function rejects(body: Record<string, unknown>): Promise<APIError> {
     const from = rig.engine.lines.length;
     const err = await rig.openai.chat.completions
       .create({ model: rig.model, messages: user('Hi'), ...body } as OpenAI.ChatCompletionCreateParamsNonStreaming)
@@ -304,7 +404,7 @@ describe('chat errors (nothing reaches the engine)', () => {
     // Give a stray send time to show up in the mock log before asserting there was none.
     await new Promise((r) => setTimeout(r, 50));
     expect(engineLinesSince(rig, from, /request added:/)).toEqual([]);
-    return err as OpenAI.APIError;
+    return err as APIError;
   }
 
   it('prompt longer than the context → 400 with the OpenAI error envelope', async () => {

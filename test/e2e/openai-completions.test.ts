@@ -127,6 +127,26 @@ describe('completions', () => {
     expect(lp.top_logprobs![0].Hello).toBe(lp.token_logprobs![0]);
   });
 
+  it('logprobs with echo: offsets count from the end of the prompt, streamed and not', async () => {
+    const params = { prompt: 'Say:', echo: true, logprobs: 1, max_tokens: 3 };
+    const r = await rig.openai.completions.create({ model: rig.model, ...params });
+    expect(r.choices[0].logprobs!.text_offset).toEqual([4, 9, 10]);
+    const s = await streamed(params);
+    const offsets = s.chunks.flatMap((c) => c.choices.flatMap((ch) => ch.logprobs?.text_offset ?? []));
+    expect(offsets).toEqual([4, 9, 10]);
+    const tokens = s.chunks.flatMap((c) => c.choices.flatMap((ch) => ch.logprobs?.tokens ?? []));
+    expect(tokens).toEqual(r.choices[0].logprobs!.tokens);
+  });
+
+  it('a batch of token-id arrays is a batch, not one prompt', async () => {
+    const r = await rig.openai.completions.create({ model: rig.model, prompt: [encode('a b'), encode('c')], max_tokens: 1 });
+    expect(r.choices.map((c) => [c.index, c.text])).toEqual([
+      [0, 'Hello'],
+      [1, 'Hello'],
+    ]);
+    expect(r.usage!.prompt_tokens).toBe(encode('a b').length + encode('c').length);
+  });
+
   it('errors: empty prompt array, out-of-vocab id, unknown model, too long', async () => {
     const from = rig.engine.lines.length;
     const fail = (p: Record<string, unknown>) =>

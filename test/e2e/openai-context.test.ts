@@ -3,7 +3,7 @@
  * (ids 1000, 1001, … never hit EOS): the default max_tokens fills the context, and prompts or
  * max_tokens that do not fit are refused with 400 before anything is sent.
  */
-import OpenAI from 'openai';
+import OpenAI, { type APIError } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chatPrompt, encode } from './support/qwen.js';
 import { type Rig, engineLinesSince, startRig, waitForEngineLines } from './support/rig.js';
@@ -56,7 +56,7 @@ describe('context length', () => {
       .create({ model: rig.model, prompt: 'abc', max_tokens: MAX_MODEL_LEN - prompt + 1 })
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.BadRequestError);
-    expect((err as OpenAI.APIError).message).toContain(`maximum context length is ${MAX_MODEL_LEN} tokens`);
+    expect((err as APIError).message).toContain(`maximum context length is ${MAX_MODEL_LEN} tokens`);
     await new Promise((r) => setTimeout(r, 50));
     expect(engineLinesSince(rig, from, /request added:/)).toEqual([]);
   });
@@ -66,7 +66,7 @@ describe('context length', () => {
     const ids = Array.from({ length: MAX_MODEL_LEN }, () => 1000);
     const err = await rig.openai.completions.create({ model: rig.model, prompt: ids }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.BadRequestError);
-    expect((err as OpenAI.APIError).message).toContain(`your request has ${MAX_MODEL_LEN} input tokens`);
+    expect((err as APIError).message).toContain(`your request has ${MAX_MODEL_LEN} input tokens`);
 
     const chatErr = await rig.openai.chat.completions
       .create({ model: rig.model, messages: [{ role: 'user', content: 'word '.repeat(80) }] })

@@ -23,7 +23,28 @@ export type GatewaySetup =
     }
   | { readonly ok: false; readonly exitCode: 1 | 2; readonly message: string };
 
+/** The user's own `--router-*` values as launch flags (compat-only and serve-only ones left out). */
+function userRouterArgv(router: ServeConfig['router']): string[] {
+  const argv: string[] = [];
+  for (const [name, value] of Object.entries(router)) {
+    if (isCompatOnlyRouterFlag(name) || name === 'disable-arg-fallback') continue;
+    if (value === true) argv.push(`--${name}`);
+    else if (Array.isArray(value)) argv.push(`--${name}`, ...value);
+    else argv.push(`--${name}=${value}`);
+  }
+  return argv;
+}
+
+/** Launch-parser messages name the launch flag; in serve the user typed `--router-<flag>`. */
+function asRouterMessage(message: string): string {
+  return message.replaceAll("'--", "'--router-");
+}
+
 export function serveGatewaySetup(serve: ServeConfig, workerUrls: readonly string[]): GatewaySetup {
+  // The user's values first: the dp≤1 overrides below would otherwise hide a bad --router-policy.
+  const own = parseLaunchArgv(userRouterArgv(serve.router));
+  if (own.kind === 'error') return { ok: false, exitCode: 2, message: asRouterMessage(own.message) };
+
   const built = buildGatewayConfig(serve, workerUrls);
   const logLines: LogLine[] = [...built.logLines];
 
@@ -37,9 +58,7 @@ export function serveGatewaySetup(serve: ServeConfig, workerUrls: readonly strin
   const launchArgv = toLaunchArgv({ ...built.config, other });
   const parsed = parseLaunchArgv(launchArgv);
   if (parsed.kind !== 'config') {
-    // Every flag the launcher itself emits is valid, so a bad value came from a --router-* flag:
-    // name it the way the user typed it.
-    const message = parsed.kind === 'error' ? parsed.message.replaceAll("'--", "'--router-") : 'unexpected --help';
+    const message = parsed.kind === 'error' ? asRouterMessage(parsed.message) : 'unexpected --help';
     return { ok: false, exitCode: 2, message };
   }
 

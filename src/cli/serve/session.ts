@@ -39,8 +39,6 @@ export interface ServeSession {
   readonly gateway: GatewayHandle;
   readonly supervisor: Supervisor;
   readonly plans: readonly EnginePlan[];
-  /** Every engine has completed its first handshake or failed for good. */
-  readonly started: Promise<void>;
   /** The exit code, once the gateway and every engine have stopped. */
   readonly done: Promise<number>;
   /** Normal stop: drain, stop engines, resolve `done` with `code`. */
@@ -62,8 +60,6 @@ export async function startServe(prep: PreparedServe, io: ServeIo): Promise<Serv
 
   let resolveDone!: (code: number) => void;
   const done = new Promise<number>((resolve) => (resolveDone = resolve));
-  let resolveStarted!: () => void;
-  const started = new Promise<void>((resolve) => (resolveStarted = resolve));
 
   // ---- startup display: one line per engine from launch to handshake, then the gateway URL.
   const display = createStartupDisplay({ log: progress, stream: io.displayStream, env: io.env });
@@ -75,7 +71,6 @@ export async function startServe(prep: PreparedServe, io: ServeIo): Promise<Serv
     startupOver = true;
     display.gatewayReady(gatewayUrl);
     display.stop();
-    resolveStarted();
   };
   const onHandshake = (ev: HandshakeEvent): void => {
     const plan = byUrl.get(ev.url);
@@ -135,20 +130,20 @@ export async function startServe(prep: PreparedServe, io: ServeIo): Promise<Serv
     throw new LaunchError(`Error starting router: ${(err as Error).message}`);
   }
   controller.setDrainGateway(() => gateway.close());
+  const url = clientUrl(prep.gateway.host, gateway.port);
   if (controller.shuttingDown) {
     // A signal arrived while the gateway was binding; its shutdown no longer sees this gateway.
     await gateway.close();
   } else {
-    gatewayUrl = clientUrl(prep.gateway.host, gateway.port);
+    gatewayUrl = url;
     maybeStartupOver();
   }
 
   return {
-    url: clientUrl(prep.gateway.host, gateway.port),
+    url,
     gateway,
     supervisor,
     plans,
-    started,
     done,
     async stop(code = 0) {
       await controller.finish(code);

@@ -36,8 +36,8 @@ function renderPrompt(req: ChatRequest, ctx: ModelContext): number[] {
       {
         chatTemplateKwargs: req.chatTemplateKwargs,
         toolChoice: req.tools ? req.toolChoice : undefined,
-        reasoningEffort: undefined,
-        responseFormat: undefined,
+        reasoningEffort: req.reasoningEffort,
+        responseFormat: req.responseFormat,
       },
       ctx.template.thinking,
     );

@@ -14,6 +14,10 @@ export interface ChatRequest extends SamplingRequest {
   /** Requested ranked candidates per token; undefined when not given. */
   topLogprobs: number | undefined;
   chatTemplateKwargs: Record<string, unknown>;
+  /** Template kwarg and thinking switch (§4.3/§4.4); numbers arrive as strings. */
+  reasoningEffort: string | undefined;
+  /** response_format as sent, for the template kwargs (the constraint itself is in `structured`). */
+  responseFormat: unknown;
   continueFinalMessage: boolean;
   addGenerationPrompt: boolean;
 }
@@ -51,9 +55,19 @@ export function parseChatRequest(raw: unknown): ChatRequest {
     logprobs,
     topLogprobs,
     chatTemplateKwargs: optObject(body, 'chat_template_kwargs') ?? {},
+    reasoningEffort: parseReasoningEffort(body),
+    responseFormat: body.response_format ?? undefined,
     continueFinalMessage: optBool(body, 'continue_final_message') ?? false,
     addGenerationPrompt: optBool(body, 'add_generation_prompt') ?? true,
   };
+}
+
+function parseReasoningEffort(body: Body): string | undefined {
+  const v = body.reasoning_effort;
+  if (v === undefined || v === null) return undefined;
+  if (typeof v === 'number' && Number.isFinite(v)) return String(v);
+  if (typeof v !== 'string') throw invalid('reasoning_effort: must be a string');
+  return v;
 }
 
 function parseMessages(body: Body): ChatMessage[] {

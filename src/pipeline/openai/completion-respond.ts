@@ -68,7 +68,9 @@ export async function* completionFrames(events: AsyncIterable<GenEvent>, meta: C
   const echoed = new Uint8Array(meta.echoText.length * meta.n);
   const offsets = new Float64Array(meta.echoText.length * meta.n);
   const usage = new UsageTally();
-  const frame = (i: number, text: string, lp: TokenLogprob[] | null, finish: string | null) => {
+  // `lead` is text before this frame's tokens (the echoed prompt): token offsets start after it.
+  const frame = (i: number, lead: string, text: string, lp: TokenLogprob[] | null, finish: string | null) => {
+    offsets[i] += lead.length;
     let logprobs = '';
     if (meta.logprobs !== null) {
       const shaped = completionLogprobs(meta.tokenizer, lp ?? [], meta.logprobs, offsets[i]);
@@ -76,7 +78,7 @@ export async function* completionFrames(events: AsyncIterable<GenEvent>, meta: C
     }
     offsets[i] += text.length;
     const fin = finish === null ? 'null' : `"${finish}"`;
-    return `${head}{"text":${JSON.stringify(text)},"index":${i}${logprobs},"finish_reason":${fin}}${tail}`;
+    return `${head}{"text":${JSON.stringify(lead + text)},"index":${i}${logprobs},"finish_reason":${fin}}${tail}`;
   };
   const echoFor = (i: number) => {
     if (echoed[i]) return '';
@@ -87,13 +89,13 @@ export async function* completionFrames(events: AsyncIterable<GenEvent>, meta: C
     for await (const ev of events) {
       const i = ev.index;
       if (ev.kind === 'delta') {
-        yield frame(i, echoFor(i) + ev.text, ev.logprobs, null);
+        yield frame(i, echoFor(i), ev.text, ev.logprobs, null);
         continue;
       }
       usage.add(Math.floor(i / meta.n), ev.promptTokens, ev.completionTokens, ev.cachedTokens);
       const lead = echoFor(i) + meta.suffix;
-      if (lead) yield frame(i, lead, null, null);
-      yield frame(i, '', ev.logprobs, ev.finishReason === 'length' ? 'length' : 'stop');
+      if (lead) yield frame(i, lead, '', null, null);
+      yield frame(i, '', '', ev.logprobs, ev.finishReason === 'length' ? 'length' : 'stop');
     }
     if (meta.includeUsage) yield `${head}],"usage":${JSON.stringify(usage.toJSON(true))},"model":${JSON.stringify(meta.model)},"system_fingerprint":"default"}`;
   } catch (err) {

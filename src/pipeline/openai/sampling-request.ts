@@ -46,6 +46,8 @@ export function parseSamplingRequest(body: Body, opts: { maxTokenKeys: string[];
     throw invalid('min_tokens cannot exceed max_tokens/max_completion_tokens');
   }
   const topK = optNumber(body, 'top_k', { min: -1, integer: true, message: 'top_k must be -1 (disabled) or at least 1' });
+  // 0 lies inside the numeric range but is not a valid value (§3.1.3): only -1 means "disabled".
+  if (topK === 0) throw invalid('top_k must be -1 (disabled) or at least 1');
   const seed = optNumber(body, 'seed', { integer: true });
   const stream = optBool(body, 'stream') ?? false;
   const streamOptions = optObject(body, 'stream_options');

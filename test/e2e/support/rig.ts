@@ -28,7 +28,11 @@ export interface RigOptions {
 export interface Rig {
   /** Absolute model directory: the served model id and the `model` field of every request. */
   model: string;
+  /** `http://127.0.0.1:<port>/v1`, for the openai client. */
   baseURL: string;
+  /** `http://127.0.0.1:<port>`, for /workers, /readiness. */
+  gatewayURL: string;
+  metricsURL: string;
   openai: OpenAI;
   engine: MockEngineProcess;
   /** The gateway's combined stdout/stderr. */
@@ -108,7 +112,9 @@ export async function startRig(opts: RigOptions = {}): Promise<Rig> {
   }
   // maxRetries 0: a retried request would hide a status and double-count engine log lines.
   const openai = new OpenAI({ baseURL, apiKey: 'unused', maxRetries: 0, timeout: 15_000 });
-  return { model, baseURL, openai, engine, gatewayOutput: () => gwOut, stop };
+  const gatewayURL = `http://127.0.0.1:${port}`;
+  const metricsURL = `http://127.0.0.1:${mport}/metrics`;
+  return { model, baseURL, gatewayURL, metricsURL, openai, engine, gatewayOutput: () => gwOut, stop };
 }
 
 /** Mock log lines (`request added: <id> …`, `abort: <ids> …`) seen since `from`. */

@@ -1,0 +1,161 @@
+/**
+ * Shared by the `smg serve` e2e files: run the real CLI with mock engines (bin/mock-python),
+ * read engine pids from its log, and check processes really are gone (a dead child that nobody
+ * reaped shows as a zombie, so `kill -0` is not enough: read /proc state and scan process groups).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export const ROOT = join(import.meta.dirname, '..', '..');
+export const SMG = join(ROOT, 'bin', 'smg.js');
+export const MOCK_PYTHON = join(ROOT, 'bin', 'mock-python');
+export const TINY_MODEL = join(ROOT, 'test', 'fixtures', 'tiny-tokenizer');
+
+export interface Proc {
+  readonly child: ChildProcess;
+  output(): string;
+  /** Exit code, or 128+n when killed by a signal. */
+  readonly exited: Promise<number>;
+}
+
+const SIGNO: Record<string, number> = { SIGINT: 2, SIGKILL: 9, SIGTERM: 15 };
+
+export function runSmg(args: readonly string[], env: Record<string, string | undefined> = {}): Proc {
+  const child = spawn(process.execPath, [SMG, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<number>((resolve) =>
+    child.on('exit', (code, sig) => resolve(code ?? 128 + (SIGNO[sig ?? ''] ?? 0))),
+  );
+  return { child, output: () => out, exited };
+}
+
+export async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const port = (s.address() as { port: number }).port;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+export async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 15_000, stepMs = 20): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const v = await probe();
+      if (v !== undefined) return v;
+    } catch {
+      // not up yet
+    }
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, stepMs));
+  }
+}
+
+/** Process state letter from /proc (R, S, Z, …), or null when the pid no longer exists. */
+export async function procState(pid: number): Promise<string | null> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
+  } catch {
+    return null;
+  }
+}
+
+/** Pids of live (non-zombie) processes whose process group is `pgid`. */
+export async function liveGroupMembers(pgid: number): Promise<number[]> {
+  const live: number[] = [];
+  for (const name of await readdir('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = await readFile(`/proc/${name}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // fields: state, ppid, pgrp, …
+      if (Number(fields[2]) === pgid && fields[0] !== 'Z') live.push(Number(name));
+    } catch {
+      // exited while scanning
+    }
+  }
+  return live;
+}
+
+export async function isGone(pid: number): Promise<boolean> {
+  const s = await procState(pid);
+  return (s === null || s === 'Z') && (await liveGroupMembers(pid)).length === 0;
+}
+
+/** Engine pids in launch order, from `Launched vllm worker on <host>:<port> (pid <pid>, …)`. */
+export function launchedPids(output: string): { port: number; pid: number }[] {
+  return [...output.matchAll(/Launched \w+ worker on [^:]+:(\d+) \(pid (\d+),/g)].map((m) => ({
+    port: Number(m[1]),
+    pid: Number(m[2]),
+  }));
+}
+
+export interface ServeRun {
+  readonly proc: Proc;
+  readonly dir: string;
+  readonly base: string;
+  workerUrl(port: number): string;
+  cleanup(): Promise<void>;
+}
+
+/** `smg serve` on mock engines with its own socket dir and free gateway/metrics ports. */
+export async function serveOnMocks(
+  extra: readonly string[],
+  workerBasePort: number,
+  backend: 'vllm' | 'tokenspeed' = 'vllm',
+): Promise<ServeRun> {
+  const dir = await mkdtemp(join(tmpdir(), 'smg-serve-e2e-'));
+  const [port, metricsPort] = [await freePort(), await freePort()];
+  const proc = runSmg(
+    [
+      'serve', '--backend', backend, '--connection-mode', 'zmq', '--python', MOCK_PYTHON, '--model', TINY_MODEL,
+      '--host', '127.0.0.1', '--port', String(port), '--worker-base-port', String(workerBasePort),
+      '--router-prometheus-host', '127.0.0.1', '--router-prometheus-port', String(metricsPort),
+      '--router-drain-settle-secs', '0',
+      ...extra,
+    ],
+    { SMG_ZMQ_SOCKET_DIR: dir },
+  );
+  return {
+    proc,
+    dir,
+    base: `http://127.0.0.1:${port}`,
+    workerUrl: (p) => `ipc://${dir}/engine-${p}`,
+    async cleanup() {
+      if (proc.child.exitCode === null && proc.child.signalCode === null) proc.child.kill('SIGKILL');
+      for (const { pid } of launchedPids(proc.output())) {
+        try {
+          process.kill(-pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface WorkerEntry {
+  url: string;
+  status: string;
+}
+
+export async function workerStatus(base: string, url: string): Promise<string | undefined> {
+  const body = (await (await fetch(`${base}/workers`)).json()) as { workers: WorkerEntry[] };
+  return body.workers.find((w) => w.url === url)?.status;
+}
+
+export async function readiness(base: string): Promise<{ status: number; body: Record<string, unknown> }> {
+  const res = await fetch(`${base}/readiness`);
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}

@@ -1,0 +1,185 @@
+/**
+ * Kit for grouped (data-parallel) worker runs: one `smg launch` and any number of `smg mock-engine`
+ * processes whose ranks dial the same worker. Rank placement is read back from the mocks' own
+ * `request added: … rank=N` lines, i.e. from where requests really arrived, not from the gateway.
+ * Used by test/e2e/grouped*.test.ts and scripts/rank-spread.ts.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { handshakePortFor } from '../../../src/engine/fnv-port.js';
+import { MockEngineProcess, freeTcpPort, spawnMockEngineArgv } from '../../../src/mock-engine/spawn.js';
+
+const ROOT = join(import.meta.dirname, '..', '..', '..');
+const SMG_BIN = join(ROOT, 'bin', 'smg.js');
+/** Small char-level tokenizer with a chat template: loads in milliseconds. */
+export const TINY_MODEL = join(ROOT, 'test', 'fixtures', 'tiny-tokenizer');
+
+export interface GatewayOptions {
+  /** `--zmq-engine-count`; omitted when undefined. */
+  engineCount?: number;
+  backend?: 'vllm' | 'tokenspeed';
+  /** false: start with no --worker-urls (workers come through POST /workers). */
+  startupWorker?: boolean;
+  args?: string[];
+}
+
+export interface Gateway {
+  proc: MockEngineProcess;
+  base: string;
+  metricsUrl: string;
+  dir: string;
+  /** The startup worker's URL (also usable for a POSTed worker when startupWorker is false). */
+  workerUrl: string;
+  /** The handshake port derived from workerUrl: what the mock ranks dial. */
+  handshakePort: number;
+  stop(): Promise<void>;
+}
+
+export async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000, detail?: () => string): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const v = await probe();
+      if (v !== undefined) return v;
+    } catch {
+      // not up yet
+    }
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}${detail ? `\n${detail()}` : ''}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** Starts the gateway and waits until its HTTP server answers (not until a worker is ready). */
+export async function startGateway(o: GatewayOptions = {}): Promise<Gateway> {
+  const dir = await mkdtemp(join(tmpdir(), 'smg-dp-'));
+  const workerUrl = `ipc://${dir}/g0`;
+  const [port, mport] = [await freeTcpPort(), await freeTcpPort()];
+  const argv = [
+    SMG_BIN, 'launch', '--backend', o.backend ?? 'vllm', '--model-path', TINY_MODEL,
+    '--host', '127.0.0.1', '--port', String(port), '--prometheus-host', '127.0.0.1', '--prometheus-port', String(mport),
+    '--drain-settle-secs', '0', '--shutdown-grace-period-secs', '1',
+  ];
+  if (o.startupWorker !== false) argv.push('--worker-urls', workerUrl);
+  if (o.engineCount !== undefined) argv.push('--zmq-engine-count', String(o.engineCount));
+  argv.push(...(o.args ?? []));
+  const proc = new MockEngineProcess(spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'pipe'] }));
+  const base = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    await proc.stop(3000);
+    await rm(dir, { recursive: true, force: true });
+  };
+  try {
+    await waitFor('gateway liveness', async () => ((await fetch(`${base}/liveness`)).ok ? true : undefined), 20_000, () => proc.output());
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { proc, base, metricsUrl: `http://127.0.0.1:${mport}/metrics`, dir, workerUrl, handshakePort: handshakePortFor(workerUrl), stop };
+}
+
+export interface RanksOptions {
+  port: number;
+  /** Group size (`--data-parallel-size`). */
+  size: number;
+  /** Ranks in this process; default: all of them. */
+  local?: number;
+  startRank?: number;
+  args?: string[];
+}
+
+/** One mock process serving ranks startRank..startRank+local-1 of a group of `size`. */
+export function startRanks(o: RanksOptions): MockEngineProcess {
+  return spawnMockEngineArgv([
+    'serve', TINY_MODEL, '--headless',
+    '--data-parallel-size', String(o.size),
+    '--data-parallel-size-local', String(o.local ?? o.size),
+    '--data-parallel-start-rank', String(o.startRank ?? 0),
+    '--data-parallel-address', '127.0.0.1',
+    '--data-parallel-rpc-port', String(o.port),
+    '--mock-log-requests',
+    ...(o.args ?? []),
+  ]);
+}
+
+export async function waitReady(gw: Gateway, engines: MockEngineProcess[] = [], timeoutMs = 20_000): Promise<void> {
+  await waitFor(
+    'gateway readiness',
+    async () => ((await fetch(`${gw.base}/readiness`)).ok ? true : undefined),
+    timeoutMs,
+    () => `gateway:\n${gw.proc.output()}\n${engines.map((e, i) => `engine ${i}:\n${e.output()}`).join('\n')}`,
+  );
+}
+
+export interface EngineView {
+  rank: number;
+  in_flight: number;
+  num_running: number | null;
+  num_waiting: number | null;
+  kv_cache_usage: number | null;
+}
+
+export interface WorkerView {
+  id: string;
+  url: string;
+  status: string;
+  dp_size?: number;
+  engines: EngineView[];
+  engine_load: { engine_count: number; engines_connected: number; in_flight: number; num_running: number; num_waiting: number };
+}
+
+export async function workers(gw: Gateway): Promise<WorkerView[]> {
+  const body = (await (await fetch(`${gw.base}/workers`)).json()) as { workers: WorkerView[] };
+  return body.workers;
+}
+
+export async function enginesOf(gw: Gateway): Promise<EngineView[]> {
+  return (await workers(gw))[0]?.engines ?? [];
+}
+
+/** POST /v1/completions; resolves with the parsed body, rejects on a non-200. */
+export async function complete(gw: Gateway, prompt: string, maxTokens: number): Promise<{ id: string; choices: { text: string }[] }> {
+  const res = await fetch(`${gw.base}/v1/completions`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ model: TINY_MODEL, prompt, max_tokens: maxTokens }),
+  });
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`completion failed with ${res.status}: ${text}`);
+  return JSON.parse(text) as { id: string; choices: { text: string }[] };
+}
+
+export async function chat(gw: Gateway, content: string, maxTokens: number): Promise<{ choices: { message: { content: string }; finish_reason: string }[] }> {
+  const res = await fetch(`${gw.base}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ model: TINY_MODEL, messages: [{ role: 'user', content }], max_tokens: maxTokens }),
+  });
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`chat completion failed with ${res.status}: ${text}`);
+  return JSON.parse(text) as { choices: { message: { content: string }; finish_reason: string }[] };
+}
+
+const ADDED = /request added: (\S+) .*\brank=(\d+)/;
+
+/** Request id → rank, from `request added` lines of every mock (from line `from[i]` of mock i). */
+export function placements(mocks: MockEngineProcess[], from: number[] = []): Map<string, number> {
+  const out = new Map<string, number>();
+  mocks.forEach((m, i) => {
+    for (const line of m.lines.slice(from[i] ?? 0)) {
+      const hit = ADDED.exec(line);
+      if (hit) out.set(hit[1], Number(hit[2]));
+    }
+  });
+  return out;
+}
+
+/** How many requests each rank received, over `ranks` ranks. */
+export function perRank(placed: Map<string, number>, ranks: number): number[] {
+  const counts = new Array<number>(ranks).fill(0);
+  for (const r of placed.values()) counts[r] += 1;
+  return counts;
+}
+
+export const lineCounts = (mocks: MockEngineProcess[]): number[] => mocks.map((m) => m.lines.length);
