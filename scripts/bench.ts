@@ -20,7 +20,7 @@ import { formatProfileSummary, summarizeProfile } from './bench/cpuprofile.js';
 import { directRequestFn } from './bench/direct-client.js';
 import { createAgent, gatewayPromptTokens, gatewayRequestFn } from './bench/gateway-client.js';
 import { runPhase, warmUp, warmUpFor, type PhaseResult, type RequestFn } from './bench/phase.js';
-import { Child, freePort, installSignalHandlers, portIsFree, stopAll, waitReady } from './bench/procs.js';
+import { Child, freePort, installSignalHandlers, interrupted, portIsFree, stopAll, waitReady } from './bench/procs.js';
 import { PERF_NODE_FLAGS, PerfRecorder, removePerfMap, summarizePerf } from './bench/perf.js';
 import { FOOTNOTES, formatPhaseTable, formatSummary } from './bench/report.js';
 
@@ -94,6 +94,7 @@ function requestsFor(opts: BenchOptions, c: number): number {
 
 function progress(r: PhaseResult): void {
   const cpu = Object.entries(r.cpu)
+    .filter(([k]) => k !== 'machine')
     .map(([k, v]) => `${k} ${v.usPerToken.toFixed(1)}µs/tok ${v.util.toFixed(2)}cores`)
     .join(', ');
   log(
@@ -107,7 +108,7 @@ async function runLevels(
   label: string,
   opts: BenchOptions,
   makeFn: (c: number, phase: 'warm' | 'run') => RequestFn,
-  cpu: { name: string; pid: number | 'self' }[],
+  cpu: { name: string; pid: number | 'self' | 'machine' }[],
   alive: () => void,
   /** Called once, after the JIT warm-up and before the first phase. */
   onMeasureStart?: () => void,
@@ -122,6 +123,7 @@ async function runLevels(
   }
   onMeasureStart?.();
   for (const c of opts.concurrency) {
+    interrupted.signal.throwIfAborted();
     alive();
     const warm = Math.max(c, opts.warmup);
     if (warm > 0) {
@@ -133,7 +135,9 @@ async function runLevels(
     const n = requestsFor(opts, c);
     log(`${label} C=${c}: measuring ${n} requests (cap ${opts.timeCapSec}s)`);
     const r = await runPhase({ label, concurrency: c, requests: n, timeCapMs: opts.timeCapSec * 1000, run: makeFn(c, 'run'), cpu });
+    interrupted.signal.throwIfAborted();
     progress(r);
+    alive();
     out.set(c, r);
   }
   return out;
@@ -189,12 +193,13 @@ async function benchGateway(opts: BenchOptions, dir: string, w: Workload): Promi
     const target = { host: '127.0.0.1', port, body: Buffer.from(JSON.stringify(body)), timeoutMs: opts.requestTimeoutSec * 1000 };
     const fn = gatewayRequestFn(target, agent);
     const alive = () => {
-      for (const c of [gateway, engine]) if (!c.running) throw new Error(`${c.name} died:\n${c.logTail()}`);
+      for (const c of [gateway, engine]) if (!c.running) throw new Error(c.deathNote());
     };
     const cpu = [
       { name: 'gateway', pid: gateway.pid },
       { name: 'engine', pid: engine.pid },
       { name: 'bench', pid: 'self' as const },
+      { name: 'machine', pid: 'machine' as const },
     ];
     results = await runLevels('gateway', opts, () => fn, cpu, alive, () => {
       if (perf) {
@@ -250,12 +255,13 @@ async function benchDirect(opts: BenchOptions, dir: string, w: Workload): Promis
         idPrefix: `bench-${phaseNo++}-${phase}-c${c}`,
       });
     const alive = () => {
-      if (!engine.running) throw new Error(`${engine.name} died:\n${engine.logTail()}`);
+      if (!engine.running) throw new Error(engine.deathNote());
       if (!cl.alive) throw new Error(`engine client dead: ${cl.deathReason?.message ?? 'unknown'}`);
     };
     return await runLevels('direct', opts, makeFn, [
       { name: 'engine', pid: engine.pid },
       { name: 'bench', pid: 'self' },
+      { name: 'machine', pid: 'machine' },
     ], alive);
   } finally {
     if (client) await client.close().catch(() => {});
@@ -312,6 +318,7 @@ async function main(argv: string[]): Promise<number> {
     if (opts.targets.includes('gateway')) {
       ({ results: gw, promptTokens, pid: gatewayPid, perfSummary } = await benchGateway(opts, dir, w));
     }
+    interrupted.signal.throwIfAborted();
     if (opts.targets.includes('direct')) direct = await benchDirect(opts, dir, w);
 
     const ctx = { maxTokens: opts.maxTokens, promptTokens, mockMode: opts.mockMode, tokenDelayMs: opts.tokenDelayMs };
@@ -334,7 +341,9 @@ async function main(argv: string[]): Promise<number> {
     if (perfSummary) process.stdout.write(`\n${perfSummary}\n`);
     return 0;
   } catch (err) {
-    process.stderr.write(`bench: ${(err as Error).stack ?? (err as Error).message}\n`);
+    if (interrupted.signal.aborted) return 130;
+    const e = err as Error;
+    process.stderr.write(`bench: ${opts.verbose ? (e.stack ?? e.message) : e.message}\n`);
     return 1;
   } finally {
     await stopAll(5000);

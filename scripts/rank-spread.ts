@@ -14,13 +14,15 @@ import {
   placements,
   startGateway,
   startRanks,
+  startTsEngines,
   waitReady,
   type Gateway,
 } from '../test/e2e/support/grouped-rig.js';
 
 interface Scenario {
   name: string;
-  /** One mock process per entry: [startRank, local ranks, extra mock flags]. */
+  backend?: 'vllm' | 'tokenspeed';
+  /** One mock process per entry: [first rank (TokenSpeed: engine index), ranks in it, extra mock flags]. */
   procs: [number, number, string[]][];
 }
 
@@ -37,6 +39,11 @@ const SCENARIOS: Scenario[] = [
       [1, 1, ['--mock-token-delay-ms', '30']],
     ],
   },
+  {
+    name: 'TokenSpeed, engine 0 loaded (load snapshot in the batch tail)',
+    backend: 'tokenspeed',
+    procs: [[0, 2, ['--mock-token-delay-ms', '10', '--mock-rank-load', '0:6:2:0.9']]],
+  },
 ];
 
 function flag(name: string, dflt: number): number {
@@ -45,9 +52,11 @@ function flag(name: string, dflt: number): number {
 }
 
 async function runScenario(s: Scenario, requests: number, concurrency: number): Promise<string> {
-  const gw: Gateway = await startGateway({ engineCount: 2 });
+  const gw: Gateway = await startGateway({ engineCount: 2, backend: s.backend });
   const mocks: MockEngineProcess[] = s.procs.map(([start, local, args]) =>
-    startRanks({ port: gw.handshakePort, size: 2, local, startRank: start, args }),
+    s.backend === 'tokenspeed'
+      ? startTsEngines({ port: gw.handshakePort, base: start, size: local, args })
+      : startRanks({ port: gw.handshakePort, size: 2, local, startRank: start, args }),
   );
   try {
     await waitReady(gw, mocks);

@@ -59,7 +59,7 @@ function rows(report: string): { pct: number; line: string }[] {
   for (const line of report.split('\n')) {
     if (line.startsWith('#') || line.trim() === '') continue;
     const m = /^\s*([\d.]+)%\s+(?:([\d.]+)%\s+)?(.*)$/.exec(line);
-    if (m) out.push({ pct: Number(m[1]), line: m[3].replace(/^\[[.k]\]\s+/, '').replace('file:///work/main/', '') });
+    if (m) out.push({ pct: Number(m[1]), line: m[3].replace(/^\[[.k]\]\s+/, '') });
   }
   return out;
 }
@@ -72,7 +72,8 @@ export async function summarizePerf(file: string, pid: number, top: number): Pro
     run('perf', [...base, '--no-children', '--sort', 'sym']),
     run('perf', [...base, '--no-children', '--sort', 'comm,dso']),
   ]);
-  const clean = (s: string) => s.replace(/file:\/\/\/[^ ]*?\/(src|node_modules|scripts)\//g, '$1/');
+  // file:///…/src/x.ts and /…/node_modules/y.cjs → src/x.ts, node_modules/y.cjs
+  const clean = (s: string) => s.replace(/(?:file:\/\/)?\/[^ ]*?\/(src|node_modules|scripts)\//g, '$1/');
   const jsInclusive = rows(children).filter((r) => r.line.startsWith('JS:') && !r.line.includes('processTicksAndRejections'));
   const lines: string[] = [];
   lines.push(`perf profile of the gateway (pid ${pid}) during the measured phases: ${file}`);

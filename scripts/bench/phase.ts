@@ -3,7 +3,8 @@
  * passed, then wait for the in-flight ones. Collects TTFT, inter-token gaps, per-request TPOT and
  * the CPU seconds the named processes burned during the phase.
  */
-import { procCpuSeconds, selfCpuSeconds } from './procs.js';
+import { cpus, loadavg } from 'node:os';
+import { interrupted, machineBusySeconds, procCpuSeconds, selfCpuSeconds } from './procs.js';
 import { Samples, summarize, type Pcts } from './stats.js';
 
 /** Where a request records its inter-token gaps (ms between consecutive token-bearing events). */
@@ -29,8 +30,8 @@ export type RequestFn = (seq: number, rec: Recorder) => Promise<RequestResult>;
 
 export interface CpuProbe {
   name: string;
-  /** A pid read from /proc, or 'self' for the bench process. */
-  pid: number | 'self';
+  /** A pid read from /proc, 'self' for the bench process, 'machine' for all of /proc/stat. */
+  pid: number | 'self' | 'machine';
 }
 
 export interface CpuUse {
@@ -59,6 +60,9 @@ export interface PhaseResult {
   tpot: Pcts;
   e2e: Pcts;
   cpu: Record<string, CpuUse>;
+  /** 1-minute load average at the end of the phase, and the machine's core count. */
+  loadAvg: number;
+  cores: number;
 }
 
 export interface PhaseSpec {
@@ -73,7 +77,13 @@ export interface PhaseSpec {
 }
 
 function readCpu(p: CpuProbe): number {
-  return p.pid === 'self' ? selfCpuSeconds() : procCpuSeconds(p.pid);
+  if (p.pid === 'self') return selfCpuSeconds();
+  if (p.pid === 'machine') return machineBusySeconds();
+  try {
+    return procCpuSeconds(p.pid);
+  } catch {
+    return Number.NaN; // the process is gone; the caller's liveness check says why
+  }
 }
 
 export async function runPhase(spec: PhaseSpec): Promise<PhaseResult> {
@@ -90,14 +100,14 @@ export async function runPhase(spec: PhaseSpec): Promise<PhaseResult> {
   let arrivals = 0;
   let capped = false;
   let stop = false;
-  const maxFailures = spec.maxFailures ?? Math.max(10, Math.ceil(spec.requests / 10));
+  const maxFailures = spec.maxFailures ?? Math.min(100, Math.max(10, Math.ceil(spec.requests / 10)));
 
   const cpu0 = spec.cpu.map(readCpu);
   const t0 = performance.now();
   let tLast = t0;
 
   const worker = async () => {
-    while (!stop && issued < spec.requests) {
+    while (!stop && issued < spec.requests && !interrupted.signal.aborted) {
       if (performance.now() - t0 > spec.timeCapMs) {
         capped = true;
         return;
@@ -152,6 +162,8 @@ export async function runPhase(spec: PhaseSpec): Promise<PhaseResult> {
     tpot: summarize(tpots),
     e2e: summarize(e2es),
     cpu,
+    loadAvg: loadavg()[0],
+    cores: cpus().length,
   };
 }
 
@@ -161,7 +173,7 @@ export async function warmUp(c: number, n: number, run: RequestFn): Promise<stri
   const errors: string[] = [];
   let issued = 0;
   const worker = async () => {
-    while (issued < n && errors.length < 5) {
+    while (issued < n && errors.length < 5 && !interrupted.signal.aborted) {
       const r = await run(issued++, rec);
       if (!r.ok) errors.push(r.error ?? 'unknown error');
     }
@@ -177,7 +189,7 @@ export async function warmUpFor(c: number, ms: number, run: RequestFn): Promise<
   const end = performance.now() + ms;
   let issued = 0;
   const worker = async () => {
-    while (performance.now() < end && errors.length < 5) {
+    while (performance.now() < end && errors.length < 5 && !interrupted.signal.aborted) {
       const r = await run(issued++, rec);
       if (!r.ok) errors.push(r.error ?? 'unknown error');
     }

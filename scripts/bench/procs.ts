@@ -59,7 +59,13 @@ export class Child {
   }
 
   logTail(n = 40): string {
-    return this.tail.slice(-n).join('\n');
+    return this.tail.length > 0 ? this.tail.slice(-n).join('\n') : '(no output)';
+  }
+
+  /** `<name> exited (code 1)` / `(signal SIGKILL)` plus the end of its log. */
+  deathNote(): string {
+    const how = this.child.signalCode ? `signal ${this.child.signalCode}` : `code ${this.child.exitCode}`;
+    return `${this.name} (pid ${this.child.pid}) exited (${how}); last output:\n${this.logTail()}`;
   }
 
   /** SIGTERM, then SIGKILL after `graceMs`. */
@@ -84,23 +90,31 @@ export class Child {
 
 const registry = new Set<Child>();
 
+/** Aborted on SIGINT/SIGTERM: phases stop issuing requests and no new phase starts. */
+export const interrupted = new AbortController();
+
 export async function stopAll(graceMs = 5000): Promise<void> {
   await Promise.all([...registry].map((c) => c.stop(graceMs)));
 }
 
 /**
- * On SIGINT/SIGTERM: run `cleanup` (bounded) and exit 130/143. A second signal kills at once.
+ * On SIGINT/SIGTERM: run `cleanup` (bounded) and exit 130/143. A second signal (> 1 s later)
+ * kills the children at once.
  * On process exit, any child still registered gets SIGKILL.
  */
 export function installSignalHandlers(cleanup: () => Promise<void>): void {
-  let stopping = false;
+  let stoppingSince = 0;
   const onSignal = (sig: NodeJS.Signals) => {
     const code = sig === 'SIGINT' ? 130 : 143;
-    if (stopping) {
+    if (stoppingSince > 0) {
+      // Ctrl-C reaches us twice (from the terminal and relayed by the tsx wrapper): only a
+      // signal well after the first one means "stop waiting".
+      if (Date.now() - stoppingSince < 1000) return;
       for (const c of registry) c.killNow();
       process.exit(code);
     }
-    stopping = true;
+    stoppingSince = Date.now();
+    interrupted.abort(new Error(`interrupted by ${sig}`));
     process.stderr.write(`\nbench: ${sig}, stopping children…\n`);
     const hard = setTimeout(() => {
       for (const c of registry) c.killNow();
@@ -161,6 +175,15 @@ export function procCpuSeconds(pid: number): number {
   return (utime + stime) / ticksPerSecond();
 }
 
+/** Busy CPU seconds of the whole machine (all cores, every process) from /proc/stat. */
+export function machineBusySeconds(): number {
+  const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0];
+  const f = line.trim().split(/\s+/).slice(1).map(Number);
+  // user nice system idle iowait irq softirq steal (guest time is already inside user/nice)
+  const total = f.slice(0, 8).reduce((a, b) => a + b, 0);
+  return (total - f[3] - f[4]) / ticksPerSecond();
+}
+
 /** CPU seconds of this (bench) process. */
 export function selfCpuSeconds(): number {
   const u = process.cpuUsage();
@@ -175,7 +198,7 @@ export async function waitReady(base: string, child: Child, timeoutMs: number, o
   let last = 'no answer';
   for (;;) {
     for (const c of [child, ...others]) {
-      if (!c.running) throw new Error(`${c.name} exited before the gateway became ready:\n${c.logTail()}`);
+      if (!c.running) throw new Error(`before the gateway became ready, ${c.deathNote()}`);
     }
     try {
       const res = await fetch(`${base}/readiness`, { signal: AbortSignal.timeout(2000) });

@@ -55,8 +55,17 @@ export function formatPhaseTable(c: number, gw: PhaseResult | undefined, direct:
   const [bdUs, bdUtil] = cpuCells(direct, 'bench');
   rows.push(['bench CPU µs/token *', bgUs, bdUs, '']);
   rows.push(['bench CPU cores *', bgUtil, bdUtil, '']);
+  const others = (r: PhaseResult | undefined) => {
+    if (!r?.cpu.machine) return '-';
+    let ours = 0;
+    for (const [k, v] of Object.entries(r.cpu)) if (k !== 'machine') ours += v.util;
+    return Math.max(0, r.cpu.machine.util - ours).toFixed(2);
+  };
+  rows.push(['other processes cores', others(gw), others(direct), '']);
+  rows.push(['machine busy / cores', gw?.cpu.machine ? `${gw.cpu.machine.util.toFixed(2)}/${gw.cores}` : '-', direct?.cpu.machine ? `${direct.cpu.machine.util.toFixed(2)}/${direct.cores}` : '-', '']);
+  rows.push(['load avg (1 min)', gw ? gw.loadAvg.toFixed(2) : '-', direct ? direct.loadAvg.toFixed(2) : '-', '']);
 
-  const w = [24, 16, 16, 10];
+  const w = [24, 19, 19, 11];
   const line = (r: Row) => `  ${r[0].padEnd(w[0])}${r[1].padStart(w[1])}${r[2].padStart(w[2])}${r[3].padStart(w[3])}`;
   const out: string[] = [];
   out.push(`C = ${c}   (max_tokens ${ctx.maxTokens}, ignore_eos, prompt ${ctx.promptTokens} tokens, mock ${ctx.mockMode}, token delay ${ctx.tokenDelayMs} ms)`);
@@ -104,7 +113,9 @@ export const FOOTNOTES = `Notes:
   CPU "cores" = CPU seconds ÷ wall seconds (1.00 = one core saturated). The machine has few cores and
   the client, the gateway and the mock engine (which steps as fast as it can at token delay 0)
   compete for them, so a gateway near 1.00 core is CPU-bound, and the sum of the three columns
-  near the core count means the box, not one process, is the limit.
+  near the core count means the box, not one process, is the limit. "other processes" is the rest
+  of the machine's busy time during the phase (anything not spawned by this bench); if it is
+  large, the numbers are contended and should be rerun on a quiet machine.
   TTFT = request sent → first content token. ITL: tokens that reach the client in one event-loop
   turn (one socket read of several SSE frames / one ZMQ message) are one arrival; the gap between
   a stream's arrivals is spread over the tokens of the later one (one sample per token), so mean

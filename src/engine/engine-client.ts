@@ -18,10 +18,11 @@ import {
 } from './client-types.js';
 import { formatEngineId } from './engine-id.js';
 import { CLIENT_CLOSED_TEXT, ENGINE_DEAD_TEXT, OUTPUT_ENDED_TEXT } from './error-texts.js';
-import { formatSeconds, runHandshake, DEFAULT_SEND_TIMEOUT_MS, type HandshakeResult } from './handshake.js';
+import { formatSeconds, runHandshake, DEFAULT_SEND_TIMEOUT_MS, HandshakeError, type HandshakeResult } from './handshake.js';
 import { deriveAddresses, prepareIpcEndpoints, removeOwnSocketFiles, type EngineAddresses } from './ipc-path.js';
 import { DecodeErrorRun, SilenceWatchdog } from './liveness.js';
 import { RankTable } from './rank-table.js';
+import { runtimeMismatch } from './runtime-check.js';
 import { EngineRequestStream } from './request-stream.js';
 import { SendQueue } from './send-queue.js';
 import type {
@@ -72,6 +73,12 @@ export async function connectEngineClient(opts: EngineClientOptions): Promise<En
     signal: opts.signal,
     logger: opts.logger,
   });
+  const mismatch = runtimeMismatch(opts.dialect.runtime, opts.url, hs.engines);
+  if (mismatch !== null) {
+    for (const s of [hs.input, hs.output]) if (!s.closed) s.close();
+    await removeOwnSocketFiles(hs.socketFiles);
+    throw new HandshakeError('config', mismatch);
+  }
   return new EngineClient(opts, addresses, hs);
 }
 

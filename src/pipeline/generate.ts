@@ -67,7 +67,10 @@ export function generate(opts: GenerateOptions): AsyncIterable<GenEvent> {
   const { client } = opts;
   const streams: RequestStream[] = [];
   try {
-    for (const c of opts.choices) streams.push(client.submit(toEngineRequest(c, opts.stream)));
+    // Stop strings are matched here, so the engine must report every step (TokenSpeed's
+    // non-streaming cadence would otherwise let it run on long after a match).
+    const engineStream = opts.stream || opts.rules.stopStrings.length > 0;
+    for (const c of opts.choices) streams.push(client.submit(toEngineRequest(c, engineStream)));
   } catch (err) {
     for (const s of streams) client.abort(s.requestId);
     throw err;

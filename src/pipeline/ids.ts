@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { RuntimeType } from '../engine/types.js';
 
 /** A time-ordered UUIDv7 (RFC 9562), hyphenated. */
 export function uuidv7(now = Date.now()): string {
@@ -17,4 +18,14 @@ export function uuidv7(now = Date.now()): string {
  */
 export function backendRequestId(rid: string | undefined, middlewareId: string): string {
   return rid ?? `${middlewareId}-${uuidv7()}`;
+}
+
+/**
+ * The base of the engine-side ids of one HTTP request. TokenSpeed remembers an ABORT for a rid it
+ * does not know (e.g. one that just finished) for 300 s and silently drops a later ADD with that
+ * rid (wire-tokenspeed §5), so a client-chosen rid is never sent to it verbatim: reusing it would
+ * hang the next request. Responses keep showing `wireId`.
+ */
+export function engineRequestBase(wireId: string, rid: string | undefined, runtime: RuntimeType): string {
+  return runtime === 'tokenspeed' && rid !== undefined ? `${wireId}-${uuidv7()}` : wireId;
 }

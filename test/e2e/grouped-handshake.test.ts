@@ -89,6 +89,27 @@ describe('POST /workers with dp_size', () => {
     await Promise.all([complete(gw, 'api one', 10), complete(gw, 'api two', 10)]);
     expect(perRank(placements([mock], from), 2)).toEqual([1, 1]);
   });
+
+  it('a PATCH keeps the group size and the live connection', async () => {
+    const [w] = await workers(gw);
+    const binds = gw.proc.lines.filter((l) => l.includes('Binding ZMQ client')).length;
+    const res = await fetch(`${gw.base}/workers/${w.id}`, {
+      method: 'PATCH',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ labels: { tier: 'gold' } }),
+    });
+    expect(res.status).toBe(202);
+    await waitFor('label applied', async () => {
+      const body = (await (await fetch(`${gw.base}/workers/${w.id}`)).json()) as { labels?: Record<string, string> };
+      return body.labels?.tier === 'gold' ? true : undefined;
+    });
+    const [after] = await workers(gw);
+    expect(after).toMatchObject({ status: 'ready', dp_size: 2, engine_load: { engine_count: 2, engines_connected: 2 } });
+    expect(gw.proc.lines.filter((l) => l.includes('Binding ZMQ client')).length).toBe(binds);
+    const from = lineCounts([mock!]);
+    await Promise.all([complete(gw, 'patched one', 10), complete(gw, 'patched two', 10)]);
+    expect(perRank(placements([mock!], from), 2)).toEqual([1, 1]);
+  });
 });
 
 describe('--dp-aware refuses grouped workers', () => {

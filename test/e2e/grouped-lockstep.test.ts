@@ -60,10 +60,13 @@ describe('lockstep group of 2 ranks (e2e)', () => {
       while (parkedWaves(mock).length <= parkedBefore && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
       expect(parkedWaves(mock).length).toBeGreaterThan(parkedBefore);
     }
-    // Every wake named a wave the ranks accepted. The ADD of turn i sends W = clock + 1; the ranks
-    // run wave W and park at W + 1, which wave_complete(W) carries back into the clock. Hence
-    // waves 1, 3, 5, 7, 9 were started and the group parked at 2, 4, 6, 8, 10.
-    expect(parkedWaves(mock)).toEqual([2, 4, 6, 8, 10]);
+    // Every wake named a wave the ranks accepted, so each turn ran a new wave. The exact numbers
+    // depend on whether wave_complete(W) reached the clock before the next ADD (then W + 2 is
+    // sent, else W + 1); both are >= the parked ranks' W + 1, which is the point of bumping.
+    const waves = parkedWaves(mock);
+    expect(waves).toHaveLength(5);
+    expect(waves[0]).toBe(2);
+    for (let i = 1; i < waves.length; i++) expect(waves[i]).toBeGreaterThan(waves[i - 1]);
     // Ties rotate in lockstep too: the turns alternate between the ranks.
     expect(perRank(placements([mock], from), 2).sort()).toEqual([2, 3]);
   });

@@ -7,7 +7,7 @@ import OpenAI, { type APIError } from 'openai';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MOCK_TEXT, chatPrompt, decode, encode } from './support/qwen.js';
-import { type Rig, engineLinesSince, startRig, waitForEngineLines } from './support/rig.js';
+import { type Rig, engineLines, settle, startRig, uniqueRid, waitForEngineLine } from './support/rig.js';
 
 let rig: Rig;
 beforeAll(async () => {
@@ -30,6 +30,35 @@ async function collect(stream: AsyncIterable<ChatCompletionChunk>): Promise<Chat
 
 function streamedText(chunks: ChatCompletionChunk[], index = 0): string {
   return chunks.flatMap((c) => c.choices.filter((ch) => ch.index === index).map((ch) => ch.delta.content ?? '')).join('');
+}
+
+interface Answer {
+  text: string;
+  finish: string | null;
+  matched: unknown;
+  finishChunks: number;
+  usage: OpenAI.CompletionUsage | undefined;
+}
+
+/** One request, streamed or not, reduced to what both forms must agree on. */
+async function ask(body: Record<string, unknown>, stream: boolean): Promise<Answer> {
+  const params = { model: rig.model, ...body };
+  if (!stream) {
+    const r = await rig.openai.chat.completions.create(params as OpenAI.ChatCompletionCreateParamsNonStreaming);
+    const c = r.choices[0];
+    return { text: c.message.content ?? '', finish: c.finish_reason, matched: (c as Ext).matched_stop, finishChunks: 1, usage: r.usage };
+  }
+  const chunks = await collect(
+    await rig.openai.chat.completions.create({ ...params, stream: true, stream_options: { include_usage: true } } as OpenAI.ChatCompletionCreateParamsStreaming),
+  );
+  const fin = chunks.flatMap((c) => c.choices.filter((ch) => ch.finish_reason !== null));
+  return {
+    text: streamedText(chunks),
+    finish: fin[0]?.finish_reason ?? null,
+    matched: (fin[0] as Ext | undefined)?.matched_stop,
+    finishChunks: fin.length,
+    usage: chunks.at(-1)?.usage ?? undefined,
+  };
 }
 
 describe('chat completions', () => {
@@ -132,29 +161,12 @@ describe('chat completions', () => {
   it('a stop string spanning tokens is trimmed and finishes "stop" with matched_stop', async () => {
     // "ted rep" starts inside " scripted" and ends inside " reply".
     for (const stream of [false, true]) {
-      const from = rig.engine.lines.length;
-      const body = { model: rig.model, messages: user('Hi'), stop: ['ted rep'] };
-      let text: string;
-      let finish: string | null;
-      let matched: unknown;
-      if (stream) {
-        const chunks = await collect(await rig.openai.chat.completions.create({ ...body, stream: true }));
-        text = streamedText(chunks);
-        const fin = chunks.flatMap((c) => c.choices.filter((ch) => ch.finish_reason !== null));
-        expect(fin).toHaveLength(1);
-        finish = fin[0].finish_reason;
-        matched = (fin[0] as Ext).matched_stop;
-      } else {
-        const r = await rig.openai.chat.completions.create(body);
-        text = r.choices[0].message.content ?? '';
-        finish = r.choices[0].finish_reason;
-        matched = (r.choices[0] as Ext).matched_stop;
-      }
-      expect(text).toBe('Hello! This is a scrip');
-      expect(finish).toBe('stop');
-      expect(matched).toBe('ted rep');
-      // One engine request per HTTP request.
-      expect(engineLinesSince(rig, from, /request added:/)).toHaveLength(1);
+      const rid = uniqueRid('span');
+      const r = await ask({ messages: user('Hi'), stop: ['ted rep'], rid }, stream);
+      expect(r).toMatchObject({ text: 'Hello! This is a scrip', finish: 'stop', matched: 'ted rep', finishChunks: 1 });
+      // One engine request per HTTP request, under the client's rid.
+      await waitForEngineLine(rig, 'request added', rid);
+      expect(engineLines(rig, 'request added', rid)).toHaveLength(1);
     }
   });
 
@@ -176,32 +188,14 @@ describe('chat completions', () => {
     expect(encode(' mock')).toHaveLength(1);
     const upTo = encode(MOCK_TEXT).indexOf(encode(' mock')[0]) + 1;
     for (const stream of [false, true]) {
-      const from = rig.engine.lines.length;
-      const body = { model: rig.model, messages: user('Hi'), stop: ' mock' };
-      let text: string;
-      let finish: string | null;
-      let matched: unknown;
-      if (stream) {
-        const chunks = await collect(await rig.openai.chat.completions.create({ ...body, stream: true }));
-        text = streamedText(chunks);
-        const fin = chunks.flatMap((c) => c.choices.filter((ch) => ch.finish_reason !== null))[0];
-        finish = fin.finish_reason;
-        matched = (fin as Ext).matched_stop;
-      } else {
-        const r = await rig.openai.chat.completions.create(body);
-        text = r.choices[0].message.content ?? '';
-        finish = r.choices[0].finish_reason;
-        matched = (r.choices[0] as Ext).matched_stop;
-        expect(r.usage!.completion_tokens).toBe(upTo);
-      }
-      expect(text).toBe('Hello! This is a scripted reply from the smg');
-      expect(finish).toBe('stop');
-      expect(matched).toBe(' mock');
+      const rid = uniqueRid('onetoken');
+      const r = await ask({ messages: user('Hi'), stop: ' mock', rid }, stream);
+      expect(r).toMatchObject({ text: 'Hello! This is a scripted reply from the smg', finish: 'stop', matched: ' mock' });
+      if (!stream) expect(r.usage!.completion_tokens).toBe(upTo);
       // The engine finished on its own at the stop token: no abort was needed.
-      const [finished] = await waitForEngineLines(rig, from, /request finished:/);
-      expect(finished).toMatch(new RegExp(`reason=stop tokens=${upTo}\\b`));
-      expect(engineLinesSince(rig, from, /request finished:/)).toHaveLength(1);
-      expect(engineLinesSince(rig, from, /abort:/)).toEqual([]);
+      expect(await waitForEngineLine(rig, 'request finished', rid)).toMatch(new RegExp(`reason=stop tokens=${upTo}\\b`));
+      await settle();
+      expect(engineLines(rig, 'abort', rid)).toEqual([]);
     }
   });
 
@@ -273,10 +267,10 @@ describe('chat completions', () => {
   });
 
   it('rid is the response id and the engine request id; x-request-id prefixes the generated id', async () => {
-    const from = rig.engine.lines.length;
-    const r = await rig.openai.chat.completions.create({ model: rig.model, messages: user('Hi'), rid: 'my-rid-1' } as OpenAI.ChatCompletionCreateParamsNonStreaming);
-    expect(r.id).toBe('my-rid-1');
-    expect((await waitForEngineLines(rig, from, /request added:/))[0]).toContain('request added: my-rid-1 ');
+    const rid = uniqueRid('mine');
+    const r = await rig.openai.chat.completions.create({ model: rig.model, messages: user('Hi'), rid } as OpenAI.ChatCompletionCreateParamsNonStreaming);
+    expect(r.id).toBe(rid);
+    await waitForEngineLine(rig, 'request added', rid);
 
     const res = await rig.openai.chat.completions
       .create({ model: rig.model, messages: user('Hi') }, { headers: { 'x-request-id': 'trace-42' } })
@@ -393,17 +387,16 @@ describe('chat completions', () => {
 
 describe('chat errors (nothing reaches the engine)', () => {
   async function rejects(body: Record<string, unknown>): Promise<APIError> {
-    const from = rig.engine.lines.length;
+    const rid = uniqueRid('rejected');
     const err = await rig.openai.chat.completions
-      .create({ model: rig.model, messages: user('Hi'), ...body } as OpenAI.ChatCompletionCreateParamsNonStreaming)
+      .create({ model: rig.model, messages: user('Hi'), rid, ...body } as OpenAI.ChatCompletionCreateParamsNonStreaming)
       .then(
         () => null,
         (e: unknown) => e,
       );
     expect(err).toBeInstanceOf(OpenAI.APIError);
-    // Give a stray send time to show up in the mock log before asserting there was none.
-    await new Promise((r) => setTimeout(r, 50));
-    expect(engineLinesSince(rig, from, /request added:/)).toEqual([]);
+    await settle();
+    expect(engineLines(rig, 'request added', rid)).toEqual([]);
     return err as APIError;
   }
 

@@ -6,7 +6,7 @@ import OpenAI from 'openai';
 import type { Completion } from 'openai/resources/completions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MOCK_TEXT, encode } from './support/qwen.js';
-import { type Rig, engineLinesSince, startRig } from './support/rig.js';
+import { type Rig, engineLines, settle, startRig, uniqueRid, waitForEngineLine } from './support/rig.js';
 
 let rig: Rig;
 beforeAll(async () => {
@@ -41,11 +41,11 @@ describe('completions', () => {
 
   it('token-id prompt is sent as given', async () => {
     const ids = encode('Once upon a time');
-    const from = rig.engine.lines.length;
-    const r = await rig.openai.completions.create({ model: rig.model, prompt: ids, max_tokens: 5 });
+    const rid = uniqueRid('ids');
+    const r = await rig.openai.completions.create({ model: rig.model, prompt: ids, max_tokens: 5, rid } as Params);
     expect(r.choices[0]).toMatchObject({ text: 'Hello! This is a', finish_reason: 'length' });
     expect(r.usage!.prompt_tokens).toBe(ids.length);
-    expect(engineLinesSince(rig, from, /request added:/)[0]).toContain(`prompt=${ids.length} max_tokens=5`);
+    expect(await waitForEngineLine(rig, 'request added', rid)).toContain(`prompt=${ids.length} max_tokens=5`);
   });
 
   it('batch of 2 prompts: one choice each, indices in prompt order, usage summed', async () => {
@@ -148,9 +148,9 @@ describe('completions', () => {
   });
 
   it('errors: empty prompt array, out-of-vocab id, unknown model, too long', async () => {
-    const from = rig.engine.lines.length;
+    const rids: string[] = [];
     const fail = (p: Record<string, unknown>) =>
-      rig.openai.completions.create({ model: rig.model, prompt: 'x', ...p } as Params).then(
+      rig.openai.completions.create({ model: rig.model, prompt: 'x', rid: rids[rids.push(uniqueRid('bad')) - 1], ...p } as Params).then(
         () => null,
         (e: unknown) => e,
       );
@@ -159,7 +159,7 @@ describe('completions', () => {
     expect(await fail({ model: 'nope' })).toBeInstanceOf(OpenAI.NotFoundError);
     expect(await fail({ prompt: Array.from({ length: 5000 }, () => 9707) })).toBeInstanceOf(OpenAI.BadRequestError);
     expect(await fail({ max_tokens: 4096 })).toBeInstanceOf(OpenAI.BadRequestError);
-    await new Promise((r) => setTimeout(r, 50));
-    expect(engineLinesSince(rig, from, /request added:/)).toEqual([]);
+    await settle();
+    expect(rids.flatMap((rid) => engineLines(rig, 'request added', rid))).toEqual([]);
   });
 });

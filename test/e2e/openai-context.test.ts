@@ -6,7 +6,7 @@
 import OpenAI, { type APIError } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chatPrompt, encode } from './support/qwen.js';
-import { type Rig, engineLinesSince, startRig, waitForEngineLines } from './support/rig.js';
+import { type Rig, engineLines, settle, startRig, uniqueRid, waitForEngineLine } from './support/rig.js';
 
 const MAX_MODEL_LEN = 64;
 let rig: Rig;
@@ -19,13 +19,12 @@ afterAll(async () => {
 
 describe('context length', () => {
   it('chat without max_tokens: finish "length" at max_model_len − prompt tokens', async () => {
-    const from = rig.engine.lines.length;
-    const r = await rig.openai.chat.completions.create({ model: rig.model, messages: [{ role: 'user', content: 'Count for me' }] });
+    const rid = uniqueRid('default');
+    const r = await rig.openai.chat.completions.create({ model: rig.model, messages: [{ role: 'user', content: 'Count for me' }], rid } as OpenAI.ChatCompletionCreateParamsNonStreaming);
     const prompt = encode(chatPrompt('Count for me')).length;
     expect(r.choices[0].finish_reason).toBe('length');
     expect(r.usage).toEqual({ prompt_tokens: prompt, completion_tokens: MAX_MODEL_LEN - prompt, total_tokens: MAX_MODEL_LEN });
-    const [added] = await waitForEngineLines(rig, from, /request added:/);
-    expect(added).toContain(`prompt=${prompt} max_tokens=${MAX_MODEL_LEN - prompt}`);
+    expect(await waitForEngineLine(rig, 'request added', rid)).toContain(`prompt=${prompt} max_tokens=${MAX_MODEL_LEN - prompt}`);
   });
 
   it('completions stream without max_tokens: the same default', async () => {
@@ -51,28 +50,30 @@ describe('context length', () => {
     const ok = await rig.openai.completions.create({ model: rig.model, prompt: 'abc', max_tokens: MAX_MODEL_LEN - prompt });
     expect(ok.usage!.completion_tokens).toBe(MAX_MODEL_LEN - prompt);
 
-    const from = rig.engine.lines.length;
+    const rid = uniqueRid('toolong');
     const err = await rig.openai.completions
-      .create({ model: rig.model, prompt: 'abc', max_tokens: MAX_MODEL_LEN - prompt + 1 })
+      .create({ model: rig.model, prompt: 'abc', max_tokens: MAX_MODEL_LEN - prompt + 1, rid } as OpenAI.CompletionCreateParamsNonStreaming)
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.BadRequestError);
     expect((err as APIError).message).toContain(`maximum context length is ${MAX_MODEL_LEN} tokens`);
-    await new Promise((r) => setTimeout(r, 50));
-    expect(engineLinesSince(rig, from, /request added:/)).toEqual([]);
+    await settle();
+    expect(engineLines(rig, 'request added', rid)).toEqual([]);
   });
 
   it('a prompt that fills the context is a 400 (vLLM would be sent max_tokens 0) and never reaches the engine', async () => {
-    const from = rig.engine.lines.length;
+    const [rid1, rid2] = [uniqueRid('full'), uniqueRid('full')];
     const ids = Array.from({ length: MAX_MODEL_LEN }, () => 1000);
-    const err = await rig.openai.completions.create({ model: rig.model, prompt: ids }).catch((e: unknown) => e);
+    const err = await rig.openai.completions
+      .create({ model: rig.model, prompt: ids, rid: rid1 } as OpenAI.CompletionCreateParamsNonStreaming)
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.BadRequestError);
     expect((err as APIError).message).toContain(`your request has ${MAX_MODEL_LEN} input tokens`);
 
     const chatErr = await rig.openai.chat.completions
-      .create({ model: rig.model, messages: [{ role: 'user', content: 'word '.repeat(80) }] })
+      .create({ model: rig.model, messages: [{ role: 'user', content: 'word '.repeat(80) }], rid: rid2 } as OpenAI.ChatCompletionCreateParamsNonStreaming)
       .catch((e: unknown) => e);
     expect(chatErr).toBeInstanceOf(OpenAI.BadRequestError);
-    await new Promise((r) => setTimeout(r, 50));
-    expect(engineLinesSince(rig, from, /request added:/)).toEqual([]);
+    await settle();
+    expect([...engineLines(rig, 'request added', rid1), ...engineLines(rig, 'request added', rid2)]).toEqual([]);
   });
 });

@@ -18,9 +18,14 @@ afterAll(async () => {
   await Promise.all([streamRig?.stop(), jsonRig?.stop()]);
 });
 
+/** The worker's in-flight count once it settles at 0 (or whatever it is after 3 s). */
 async function workerLoad(rig: Rig): Promise<number> {
-  const { workers } = (await (await fetch(`${rig.gatewayURL}/workers`)).json()) as { workers: { load: number }[] };
-  return workers[0].load;
+  const deadline = Date.now() + 3000;
+  for (;;) {
+    const { workers } = (await (await fetch(`${rig.gatewayURL}/workers`)).json()) as { workers: { load: number }[] };
+    if (workers[0].load === 0 || Date.now() > deadline) return workers[0].load;
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }
 
 describe('engine death mid-request', () => {

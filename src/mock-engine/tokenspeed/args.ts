@@ -7,6 +7,7 @@
  */
 import { ArgsError, type FaultMode, type GenMode } from '../args.js';
 import type { BatchArity } from '../../engine/dialects/tokenspeed/index.js';
+import { parseRankLoads } from '../rank-load.js';
 
 export type TsFaultMode = Extract<FaultMode, 'dead' | 'silent' | 'garbage' | 'exit'>;
 export type TsRegistrationKey = 'prefix_granularity' | 'block_size';
@@ -51,6 +52,8 @@ export interface TsMockArgs {
   faultAfterTokens: number;
   faultOnRequest: string | null;
   garbageCount: number;
+  /** `--mock-rank-load` as given, keyed by engine index (identity); parsed by rank-load.ts. */
+  rankLoad: string | null;
   help: boolean;
   ignored: string[];
 }
@@ -107,6 +110,7 @@ const FLAGS: FlagSpec[] = [
   { names: ['--mock-fault-after-tokens'], key: 'faultAfterTokens', kind: 'int' },
   { names: ['--mock-fault-on-request'], key: 'faultOnRequest', kind: 'str' },
   { names: ['--mock-garbage-count'], key: 'garbageCount', kind: 'int' },
+  { names: ['--mock-rank-load'], key: 'rankLoad', kind: 'str' },
   { names: ['--help', '-h'], key: 'help', kind: 'bool' },
 ];
 
@@ -148,6 +152,7 @@ export function defaultTsArgs(): TsMockArgs {
     faultAfterTokens: 1,
     faultOnRequest: null,
     garbageCount: 3,
+    rankLoad: null,
     help: false,
     ignored: [],
   };
@@ -260,6 +265,11 @@ function validate(a: TsMockArgs): void {
   if (a.vocabSize !== null && a.vocabSize < 1) throw new ArgsError('--mock-vocab-size must be >= 1');
   if (a.tokenDelayMs < 0 || a.loadDelayMs < 0) throw new ArgsError('delays must be >= 0');
   if (a.faultAfterTokens < 0) throw new ArgsError('--mock-fault-after-tokens must be >= 0');
+  try {
+    parseRankLoads(a.rankLoad, 0x10000);
+  } catch (err) {
+    throw new ArgsError((err as Error).message);
+  }
 }
 
 /** The reported dtype; the real engine refuses anything else before it ever says HELLO (§2.1). */

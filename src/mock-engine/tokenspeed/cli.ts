@@ -60,6 +60,12 @@ Mock flags:
   --mock-init-timeout-s S            Give up waiting for INIT after S seconds (default 600)
   --mock-log-requests                Log admissions, aborts and finishes at info (default: debug)
   --mock-log-level LEVEL             trace|debug|info|warn|error (default $SMG_LOG_LEVEL or info)
+  --mock-rank-load E:RUN:WAIT:KV[,...]
+                                     Engine index E also carries requests of some other client:
+                                     its load tail reports RUN+WAIT more num_running, WAIT more
+                                     num_waiting and KV (0..1) more of the pages active. Such an
+                                     engine keeps sending (row-less) batches while idle, every
+                                     max(token delay, 20) ms, so the snapshot stays current
 
 Fault injection (one fault, fired once):
   --mock-fault dead|silent|garbage|exit

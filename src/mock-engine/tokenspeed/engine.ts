@@ -15,6 +15,7 @@ import { DEFAULT_MAX_MODEL_LEN } from '../engine.js';
 import { FaultTrigger } from '../faults.js';
 import { chooseGenerator } from '../generator.js';
 import { StartupError } from '../handshake.js';
+import { EXTRA_LOAD_STEP_MS, parseRankLoads } from '../rank-load.js';
 import { RankScheduler } from '../scheduler.js';
 import { Signal, tick } from '../signal.js';
 import { registrationDtype, tsHandshakeAddress, type TsFaultMode, type TsMockArgs } from './args.js';
@@ -129,6 +130,7 @@ export class TsMockEngine implements TsRankHost {
       streamInterval: a.streamInterval,
       arity: a.outputArity,
       kvPages: a.kvPages,
+      pageSize,
     };
     const schedCfg = {
       maxModelLen,
@@ -143,6 +145,8 @@ export class TsMockEngine implements TsRankHost {
       const s = sockets[i]!;
       return new TsRank(engineIndex, s.input, s.output, new RankScheduler(schedCfg, choice.generator), cfg, this);
     });
+    const extra = parseRankLoads(a.rankLoad, 0x10000);
+    for (const r of this.ranks) r.extraLoad = extra.find((l) => l.rank === r.engineIndex) ?? null;
     // All ranks are registered: the real ranks meet at a barrier here before they serve.
     this.logger.info(`serving: ${this.ranks.length} engine(s) registered`);
     for (const r of this.ranks) {
@@ -155,12 +159,13 @@ export class TsMockEngine implements TsRankHost {
   /** A rank's scheduler loop: one step per tick while it has work; idle ranks send nothing. */
   private async drive(rank: TsRank): Promise<void> {
     while (!this.stopped) {
-      if (this.frozen || !rank.sched.hasWork) {
+      // Extra (--mock-rank-load) requests keep an engine stepping, so its snapshot keeps coming.
+      if (this.frozen || !(rank.sched.hasWork || rank.extraLoad)) {
         await this.work.wait();
         continue;
       }
       rank.step(performance.now() / 1000);
-      await tick(this.args.tokenDelayMs);
+      await tick(rank.sched.hasWork ? this.args.tokenDelayMs : Math.max(this.args.tokenDelayMs, EXTRA_LOAD_STEP_MS));
     }
   }
 

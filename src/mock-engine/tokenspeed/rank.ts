@@ -24,6 +24,7 @@ import { FINISH, type MockRequest } from '../request.js';
 import type { RankScheduler } from '../scheduler.js';
 import type { Signal } from '../signal.js';
 import { SendQueue } from '../sockets.js';
+import type { RankLoad } from '../rank-load.js';
 import { addTokens, effectiveMax, rowDue, StreamIntervalZero, takeRow, wireFinish, type TsTrack } from './track.js';
 
 export interface TsRankConfig {
@@ -34,6 +35,8 @@ export interface TsRankConfig {
   streamInterval: number;
   arity: BatchArity;
   kvPages: number;
+  /** Tokens per KV page (the scheduler's block size). */
+  pageSize: number;
 }
 
 export interface TsRankHost {
@@ -48,6 +51,12 @@ export interface TsRankHost {
   crash(reason: string): void;
 }
 
+/** Requests this step finished: still in the snapshot, which the engine samples before release. */
+interface Finishing {
+  requests: number;
+  pages: number;
+}
+
 export class TsRank {
   private readonly tracks = new Map<string, TsTrack>();
   /** Rids aborted before they were known → when the memory of them expires. */
@@ -55,6 +64,8 @@ export class TsRank {
   private readonly out: SendQueue;
   private readonly log: Logger;
   private inputOpen = true;
+  /** `--mock-rank-load` for this engine: added to its load snapshot. */
+  extraLoad: RankLoad | null = null;
 
   constructor(
     readonly engineIndex: number,
@@ -195,20 +206,25 @@ export class TsRank {
       }
     }
     // The snapshot is taken before this step's finishes are released, as the engine's is.
-    if (rows.length > 0) this.sendRows(rows, res.finished.length);
+    // A rank with extra load has rows for other clients; a row-less batch stands in for them.
+    if (rows.length > 0 || this.extraLoad) {
+      const pages = res.finished.reduce((n, f) => n + Math.ceil((f.req.prompt.length + f.req.output.length) / this.cfg.pageSize), 0);
+      this.sendRows(rows, { requests: res.finished.length, pages });
+    }
     this.host.faults.onTokens(this.engineIndex, tokens);
   }
 
-  private load(finishing: number): TsLoadSnapshot {
+  private load(finishing: Finishing): TsLoadSnapshot {
+    const x = this.extraLoad ?? { running: 0, waiting: 0, kv: 0 };
     return {
-      numRunning: this.sched.numRunning + this.sched.numWaiting + finishing,
-      numWaiting: this.sched.numWaiting,
-      kvActivePages: Math.round(this.sched.kvUsage * this.cfg.kvPages),
+      numRunning: this.sched.numRunning + this.sched.numWaiting + finishing.requests + x.running + x.waiting,
+      numWaiting: this.sched.numWaiting + x.waiting,
+      kvActivePages: Math.min(this.cfg.kvPages, Math.round((this.sched.kvUsage + x.kv) * this.cfg.kvPages) + finishing.pages),
       kvTotalPages: this.cfg.kvPages,
     };
   }
 
-  private sendRows(rows: TsOutputRow[], finishing = 0): void {
+  private sendRows(rows: TsOutputRow[], finishing: Finishing = { requests: 0, pages: 0 }): void {
     if (this.host.silent) return;
     const batch = { rows, engineIndex: this.engineIndex, load: this.load(finishing) };
     void this.out.send(encodeTokenSpeedBatch(batch, this.cfg.arity));

@@ -7,7 +7,7 @@ import { buildSampling, subSeed } from '../build-sampling.js';
 import { buildTemplateKwargs } from '../chat-template-thinking.js';
 import { ChatTemplateError } from '../chat-template.js';
 import { generate, type ChoiceSpec } from '../generate.js';
-import { backendRequestId } from '../ids.js';
+import { backendRequestId, engineRequestBase } from '../ids.js';
 import { planStopStrings } from '../stop-plan.js';
 import { type ChatRequest, parseChatRequest } from './chat-request.js';
 import { chatFrames, collectChat } from './chat-respond.js';
@@ -15,6 +15,7 @@ import { ApiError } from './errors.js';
 import { apiErrorResponse, streamError, submitError } from './respond-error.js';
 import { acquireWorker, modelContextFor, readJsonBody } from './route-context.js';
 import { sseResponse } from './sse.js';
+import { awaitFirstEvent } from './first-event.js';
 import type { ModelContext } from '../model-context.js';
 
 export function createChatHandler(): InferenceHandler {
@@ -65,7 +66,8 @@ async function handleChat(call: InferenceCall): Promise<Response> {
   if (worker.runtime === 'tokenspeed' && req.logprobs && (req.topLogprobs ?? 0) > 1) {
     throw new ApiError(400, 'start_generation_failed', 'top_logprobs are not supported over the TokenSpeed ZMQ backend');
   }
-  const topLogprobs = req.logprobs ? (req.topLogprobs ?? 1) : null;
+  // TokenSpeed returns only the sampled token's logprob: `top_logprobs` is always [] (request-pipeline §9.2).
+  const topLogprobs = req.logprobs ? (worker.runtime === 'tokenspeed' ? 0 : (req.topLogprobs ?? 1)) : null;
   const plan = planStopStrings(req.stop, ctx.tokenizer);
   const built = buildSampling(req, {
     runtime: worker.runtime,
@@ -76,11 +78,12 @@ async function handleChat(call: InferenceCall): Promise<Response> {
   });
 
   const wireId = backendRequestId(req.rid, call.requestId);
+  const engineBase = engineRequestBase(wireId, req.rid, worker.runtime);
   const choices: ChoiceSpec[] = [];
   for (let i = 0; i < req.n; i++) {
     choices.push({
       index: i,
-      wireId: req.n > 1 ? `${wireId}-${i}` : wireId,
+      wireId: req.n > 1 ? `${engineBase}-${i}` : engineBase,
       promptTokenIds: promptIds,
       sampling: req.n > 1 ? { ...built.spec, seed: subSeed(built.spec.seed, i) } : built.spec,
     });
@@ -126,6 +129,14 @@ async function handleChat(call: InferenceCall): Promise<Response> {
     call.signal.removeEventListener('abort', onClientGone);
   };
   if (req.stream) {
+    if (worker.runtime === 'tokenspeed') {
+      try {
+        events = await awaitFirstEvent(events);
+      } catch (err) {
+        finish();
+        throw streamError(err, worker.url);
+      }
+    }
     const frames = (async function* () {
       try {
         yield* chatFrames(events, meta);

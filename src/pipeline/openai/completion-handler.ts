@@ -5,7 +5,7 @@
 import type { InferenceCall, InferenceHandler } from '../../gateway/route-deps.js';
 import { buildSampling, subSeed } from '../build-sampling.js';
 import { generate, type ChoiceSpec } from '../generate.js';
-import { backendRequestId } from '../ids.js';
+import { backendRequestId, engineRequestBase } from '../ids.js';
 import { planStopStrings } from '../stop-plan.js';
 import { parseCompletionRequest } from './completion-request.js';
 import { collectCompletion, completionFrames } from './completion-respond.js';
@@ -13,6 +13,7 @@ import { ApiError, invalid } from './errors.js';
 import { apiErrorResponse, streamError, submitError } from './respond-error.js';
 import { acquireWorker, modelContextFor, readJsonBody } from './route-context.js';
 import { sseResponse } from './sse.js';
+import { awaitFirstEvent } from './first-event.js';
 
 export function createCompletionHandler(): InferenceHandler {
   return async (call) => {
@@ -40,6 +41,7 @@ async function handleCompletion(call: InferenceCall): Promise<Response> {
   }
   const plan = planStopStrings(req.stop, tok);
   const wireId = backendRequestId(req.rid, call.requestId);
+  const engineBase = engineRequestBase(wireId, req.rid, worker.runtime);
   const choices: ChoiceSpec[] = [];
   let stopTokenIds: number[] = [];
   prompts.forEach((ids, p) => {
@@ -51,7 +53,7 @@ async function handleCompletion(call: InferenceCall): Promise<Response> {
       logprobs: req.logprobs ?? null,
     });
     stopTokenIds = [...built.stopTokens.keys()];
-    const promptId = prompts.length > 1 ? `${wireId}-p${p}` : wireId;
+    const promptId = prompts.length > 1 ? `${engineBase}-p${p}` : engineBase;
     for (let i = 0; i < req.n; i++) {
       choices.push({
         index: p * req.n + i,
@@ -103,6 +105,14 @@ async function handleCompletion(call: InferenceCall): Promise<Response> {
     call.signal.removeEventListener('abort', onClientGone);
   };
   if (req.stream) {
+    if (worker.runtime === 'tokenspeed') {
+      try {
+        events = await awaitFirstEvent(events);
+      } catch (err) {
+        finish();
+        throw streamError(err, worker.url);
+      }
+    }
     const frames = (async function* () {
       try {
         yield* completionFrames(events, meta);

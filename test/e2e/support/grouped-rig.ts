@@ -103,6 +103,30 @@ export function startRanks(o: RanksOptions): MockEngineProcess {
   ]);
 }
 
+export interface TsEnginesOptions {
+  port: number;
+  /** `--zmq-engine-index`: the identity of rank 0; rank r dials as base + r. */
+  base?: number;
+  /** Attention-DP ranks in this process (`--data-parallel-size`). */
+  size: number;
+  args?: string[];
+}
+
+/** One TokenSpeed mock process with `size` ranks, identities base..base+size-1. */
+export function startTsEngines(o: TsEnginesOptions): MockEngineProcess {
+  return spawnMockEngineArgv([
+    '--backend', 'tokenspeed', 'serve', '--headless', '--model', TINY_MODEL,
+    '--data-parallel-address', '127.0.0.1',
+    '--data-parallel-rpc-port', String(o.port),
+    '--zmq-engine-index', String(o.base ?? 0),
+    '--data-parallel-size', String(o.size),
+    // Required by the engine for DP > 1; the mock opens no rendezvous port.
+    '--dist-init-addr', '127.0.0.1:1',
+    '--mock-log-requests',
+    ...(o.args ?? []),
+  ]);
+}
+
 export async function waitReady(gw: Gateway, engines: MockEngineProcess[] = [], timeoutMs = 20_000): Promise<void> {
   await waitFor(
     'gateway readiness',
@@ -161,7 +185,8 @@ export async function chat(gw: Gateway, content: string, maxTokens: number): Pro
   return JSON.parse(text) as { choices: { message: { content: string }; finish_reason: string }[] };
 }
 
-const ADDED = /request added: (\S+) .*\brank=(\d+)/;
+// vLLM mocks log the rank as `rank=N`, TokenSpeed mocks the engine index as `engine=N`.
+const ADDED = /request added: (\S+) .*\b(?:rank|engine)=(\d+)/;
 
 /** Request id → rank, from `request added` lines of every mock (from line `from[i]` of mock i). */
 export function placements(mocks: MockEngineProcess[], from: number[] = []): Map<string, number> {
@@ -175,10 +200,15 @@ export function placements(mocks: MockEngineProcess[], from: number[] = []): Map
   return out;
 }
 
-/** How many requests each rank received, over `ranks` ranks. */
-export function perRank(placed: Map<string, number>, ranks: number): number[] {
-  const counts = new Array<number>(ranks).fill(0);
-  for (const r of placed.values()) counts[r] += 1;
+/** How many requests each rank received: ranks 0..n-1 for a number, else those listed, in order. */
+export function perRank(placed: Map<string, number>, ranks: number | readonly number[]): number[] {
+  const list = typeof ranks === 'number' ? Array.from({ length: ranks }, (_, i) => i) : ranks;
+  const counts = list.map(() => 0);
+  for (const r of placed.values()) {
+    const i = list.indexOf(r);
+    if (i < 0) throw new Error(`a request landed on unexpected rank ${r}`);
+    counts[i] += 1;
+  }
   return counts;
 }
 

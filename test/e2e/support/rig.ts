@@ -117,18 +117,37 @@ export async function startRig(opts: RigOptions = {}): Promise<Rig> {
   return { model, baseURL, gatewayURL, metricsURL, openai, engine, gatewayOutput: () => gwOut, stop };
 }
 
-/** Mock log lines (`request added: <id> …`, `abort: <ids> …`) seen since `from`. */
-export function engineLinesSince(rig: Rig, from: number, re: RegExp): string[] {
-  return rig.engine.lines.slice(from).filter((l) => re.test(l));
+let ridSeq = 0;
+
+/**
+ * A request id (`rid`) unique to this test run. Tests that read the mock's log look lines up by
+ * engine request id: a line from an earlier request can still be in the pipe when the next test
+ * starts, so "any line since X" would be racy.
+ */
+export function uniqueRid(tag: string): string {
+  return `${tag}-${process.pid}-${++ridSeq}`;
 }
 
-/** Waits until the mock has logged `count` lines matching `re` since `from`; returns them. */
-export async function waitForEngineLines(rig: Rig, from: number, re: RegExp, count = 1, timeoutMs = 5000): Promise<string[]> {
+export type EngineEvent = 'request added' | 'request finished' | 'abort';
+
+/** The mock's log lines of one kind that name engine request `id`. */
+export function engineLines(rig: Rig, event: EngineEvent, id: string): string[] {
+  const re = new RegExp(`${event}: (?:.*[ ,])?${id.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?=[ ,])`);
+  return rig.engine.lines.filter((l) => re.test(l));
+}
+
+/** Waits for the mock to log `event` for `id`; returns the line. */
+export async function waitForEngineLine(rig: Rig, event: EngineEvent, id: string, timeoutMs = 5000): Promise<string> {
   const end = Date.now() + timeoutMs;
   for (;;) {
-    const seen = engineLinesSince(rig, from, re);
-    if (seen.length >= count) return seen;
-    if (Date.now() > end) throw new Error(`mock logged ${seen.length}/${count} lines matching ${re}:\n${rig.engine.lines.slice(from).join('\n')}`);
+    const [line] = engineLines(rig, event, id);
+    if (line !== undefined) return line;
+    if (Date.now() > end) throw new Error(`mock never logged "${event}" for ${id}:\n${rig.engine.lines.slice(-20).join('\n')}`);
     await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+/** Lets stray log lines arrive before asserting that something was never logged. */
+export function settle(ms = 100): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
 }

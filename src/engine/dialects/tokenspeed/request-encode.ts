@@ -12,6 +12,9 @@ import { gatewayOnlyProblem, samplingRangeProblem } from './sampling-rules.js';
 import { writeTokenSpeedSampling } from './sampling-write.js';
 import { ADD_SENT_LENGTH, ADD_TAG, REQ_TYPE_ABORT, REQ_TYPE_ADD } from './wire-constants.js';
 
+/** SMG's rejection text (request-pipeline §5.5). */
+export const PROMPT_LOGPROBS_UNSUPPORTED = 'prompt logprobs are not supported over the TokenSpeed ZMQ backend';
+
 const ADD_TYPE_FRAME = Buffer.from([REQ_TYPE_ADD]);
 const ABORT_TYPE_FRAME = Buffer.from([REQ_TYPE_ABORT]);
 
@@ -33,6 +36,9 @@ export function encodeTokenSpeedAddPayload(req: EngineRequest): Buffer {
   if (req.promptTokenIds.length === 0) {
     throw new WireEncodeError(`tokenspeed ADD ${req.requestId}: empty prompt (the engine cannot process it)`);
   }
+  // The wire has no prompt logprobs (§4.5); refuse in SMG's words rather than silently omit them.
+  // (top_logprobs > 1 is refused by the handlers, which know what the client asked for.)
+  if (req.sampling.promptLogprobs !== null) throw new WireEncodeError(PROMPT_LOGPROBS_UNSUPPORTED);
   const sampling = toTokenSpeedSampling(req.sampling);
   const problem = gatewayOnlyProblem(req.sampling) ?? samplingRangeProblem(sampling, null);
   if (problem !== null) throw new WireEncodeError(`tokenspeed ADD ${req.requestId}: ${problem}`);
