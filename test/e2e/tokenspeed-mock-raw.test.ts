@@ -13,11 +13,13 @@ import {
   encodeTokenSpeedAbort,
   encodeTokenSpeedAddFields,
   encodeTokenSpeedHello,
+  encodeTokenSpeedReady,
   normalizeTokenSpeedSampling,
   type TsSamplingParams,
 } from '../../src/engine/dialects/tokenspeed/index.js';
 import { encodeInit } from '../../src/engine/handshake-messages.js';
 import { decodeMsgpack } from '../../src/engine/msgpack/reader.js';
+import { encodeWith } from '../../src/engine/msgpack/writer.js';
 import { freeTcpPort, spawnMockEngineArgv, type MockEngineProcess } from '../../src/mock-engine/spawn.js';
 
 type Batch = unknown[];
@@ -34,6 +36,10 @@ class RawFrontend {
   private waiter: (() => void) | null = null;
   private dir = '';
   private closed = false;
+
+  get dirPath(): string {
+    return this.dir;
+  }
 
   async bind(port: number): Promise<void> {
     this.dir = await mkdtemp(join(tmpdir(), 'smg-ts-raw-'));
@@ -322,6 +328,36 @@ describe('TokenSpeed mock engine on the raw wire', () => {
     const ten = await start(['--mock-output-arity', '10']);
     await ten.fe.send(0, add('n10', { maxNewTokens: 1 }));
     expect(await ten.fe.nextBatch()).toHaveLength(10);
+  });
+
+  it('INIT: reads the last frame and needs only addresses; empty data-plane lists exit 1 after READY, without a sentinel', async () => {
+    const port = await freeTcpPort();
+    const fe = new RawFrontend();
+    await fe.bind(port);
+    const argv = (p: number) => ['--backend', 'tokenspeed', 'serve', '--model', 'm', '--data-parallel-rpc-port', String(p), '--mock-mode', 'count'];
+    const ok = spawnMockEngineArgv(argv(port));
+    rigs.push({ fe, engine: ok });
+    const [id] = await fe.hs.receive();
+    const init = encodeWith((w) => w.mapHeader(1).str('addresses').mapHeader(2)
+      .str('inputs').strArray([`ipc://${fe.dirPath}/in.sock`]).str('outputs').strArray([`ipc://${fe.dirPath}/out.sock`]));
+    await fe.hs.send([id, Buffer.from([0xc1]), init]);
+    expect((await fe.hs.receive())[1].equals(encodeTokenSpeedReady())).toBe(true);
+    await ok.waitForLine(/serving: 1 engine\(s\) registered/);
+
+    const port2 = await freeTcpPort();
+    const hs2 = new Router({ linger: 0, receiveTimeout: 10_000 });
+    await hs2.bind(`tcp://127.0.0.1:${port2}`);
+    const bad = spawnMockEngineArgv(argv(port2));
+    try {
+      const [id2] = await hs2.receive();
+      await hs2.send([id2, encodeWith((w) => w.mapHeader(1).str('addresses').mapHeader(2).str('inputs').strArray([]).str('outputs').strArray([]))]);
+      expect((await hs2.receive())[1].equals(encodeTokenSpeedReady())).toBe(true);
+      expect((await bad.exited).code).toBe(1);
+      expect(bad.output()).toContain('INIT addresses.inputs and addresses.outputs must be non-empty');
+    } finally {
+      hs2.close();
+      await bad.stop();
+    }
   });
 
   it('crashes with ENGINE_CORE_DEAD on the dead fault and on stream_interval 0; SIGTERM also sends it', async () => {

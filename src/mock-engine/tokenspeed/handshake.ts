@@ -4,13 +4,8 @@
  * out. Every failure here exits the rank before an output socket exists, so no sentinel is sent.
  */
 import type { Dealer, Push } from 'zeromq';
-import { decodeInit, type InitMessage } from '../../engine/handshake-messages.js';
-import {
-  encodeTokenSpeedHello,
-  encodeTokenSpeedReady,
-  tokenspeedDataPlane,
-  tokenspeedEngineIndex,
-} from '../../engine/dialects/tokenspeed/index.js';
+import { decodeMsgpack } from '../../engine/msgpack/reader.js';
+import { encodeTokenSpeedHello, encodeTokenSpeedReady, tokenspeedEngineIndex } from '../../engine/dialects/tokenspeed/index.js';
 import type { Logger } from '../../util/logger.js';
 import { StartupError } from '../handshake.js';
 import { sleep } from '../signal.js';
@@ -31,7 +26,6 @@ export interface TsHandshakeOptions {
 }
 
 export interface TsRankSockets {
-  init: InitMessage;
   input: Dealer;
   output: Push;
 }
@@ -51,24 +45,21 @@ export async function tokenspeedHandshake(o: TsHandshakeOptions): Promise<TsRank
     log.info(`HELLO sent to ${o.address}`);
     const frames = await receiveInit(hs, o.initTimeoutMs, log);
     // TokenSpeed decodes the last frame it received as INIT (Errata 4).
-    const last = frames[frames.length - 1];
-    let init: InitMessage;
-    try {
-      init = decodeInit(last ?? Buffer.alloc(0));
-    } catch (err) {
-      throw new StartupError(`failed to decode INIT: ${(err as Error).message}`);
-    }
+    const addresses = decodeTsInit(frames[frames.length - 1]);
     await hs.send(encodeTokenSpeedReady());
     log.info('INIT received; READY sent');
-    const plane = tokenspeedDataPlane(init);
-    if (plane === null) throw new StartupError('INIT addresses.inputs and addresses.outputs must be non-empty');
+    // Only inputs[0] and outputs[0] are used, and emptiness is fatal only after READY went out.
+    const plane = { input: addresses.inputs[0], output: addresses.outputs[0] };
+    if (plane.input === undefined || plane.output === undefined) {
+      throw new StartupError('INIT addresses.inputs and addresses.outputs must be non-empty');
+    }
     const input = dealerFor(o.engineIndex, { linger: 0 });
     input.connect(plane.input);
     await input.send(o.registration());
     const output = pushSocket();
     output.connect(plane.output);
     log.info(`registration sent; input=${plane.input} output=${plane.output}`);
-    return { init, input, output };
+    return { input, output };
   } finally {
     hs.close();
   }
@@ -87,4 +78,29 @@ async function receiveInit(hs: Dealer, timeoutMs: number, log: Logger): Promise<
       if (deadline - Date.now() > 0) log.info('waiting for INIT from the gateway');
     }
   }
+}
+
+/**
+ * INIT as TokenSpeed's msgspec struct reads it (§2.3): only `addresses` is required, with string
+ * lists `inputs` and `outputs`; every other key, known or not, is ignored.
+ */
+function decodeTsInit(frame: Buffer | undefined): { inputs: string[]; outputs: string[] } {
+  let msg: unknown;
+  try {
+    msg = decodeMsgpack(frame ?? Buffer.alloc(0), 'INIT');
+  } catch (err) {
+    throw new StartupError(`failed to decode INIT: ${(err as Error).message}`);
+  }
+  const addr = (msg as { addresses?: unknown } | null)?.addresses;
+  if (addr === null || typeof addr !== 'object' || Array.isArray(addr)) {
+    throw new StartupError('failed to decode INIT: Object missing required field `addresses`');
+  }
+  const list = (key: 'inputs' | 'outputs'): string[] => {
+    const v = (addr as Record<string, unknown>)[key];
+    if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) {
+      throw new StartupError(`failed to decode INIT: addresses.${key} must be a list of str`);
+    }
+    return v as string[];
+  };
+  return { inputs: list('inputs'), outputs: list('outputs') };
 }

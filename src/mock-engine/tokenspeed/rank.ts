@@ -117,8 +117,8 @@ export class TsRank {
   private add(req: TsAddRequest): void {
     const now = Date.now();
     const poisoned = this.abortedUnknown.get(req.rid);
+    if (poisoned !== undefined) this.abortedUnknown.delete(req.rid);
     if (poisoned !== undefined && poisoned > now) {
-      this.abortedUnknown.delete(req.rid);
       this.reqLog(`request ${req.rid} was aborted before it arrived; dropped silently`);
       return;
     }
@@ -171,10 +171,15 @@ export class TsRank {
 
   private abort(rids: string[]): void {
     const gone = this.sched.remove(rids).map((r) => r.id);
+    const now = Date.now();
+    // Expired memories are dropped lazily, so a long run of late aborts cannot grow the map forever.
+    if (this.abortedUnknown.size > 1024) {
+      for (const [rid, until] of this.abortedUnknown) if (until <= now) this.abortedUnknown.delete(rid);
+    }
     for (const rid of rids) {
       if (this.tracks.delete(rid)) continue;
       // Not arrived yet, or already finished: a later ADD with this rid is silently killed (§5).
-      this.abortedUnknown.set(rid, Date.now() + ABORTED_RID_MEMORY_MS);
+      this.abortedUnknown.set(rid, now + ABORTED_RID_MEMORY_MS);
     }
     this.reqLog(`abort: ${rids.join(', ')} (${gone.length} in flight; no reply)`);
     this.host.work.notify();
