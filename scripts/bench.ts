@@ -109,7 +109,7 @@ async function runLevels(
   opts: BenchOptions,
   makeFn: (c: number, phase: 'warm' | 'run') => RequestFn,
   cpu: { name: string; pid: number | 'self' | 'machine' }[],
-  alive: () => void,
+  alive: () => Promise<void>,
   /** Called once, after the JIT warm-up and before the first phase. */
   onMeasureStart?: () => void,
 ): Promise<Map<number, PhaseResult>> {
@@ -124,20 +124,20 @@ async function runLevels(
   onMeasureStart?.();
   for (const c of opts.concurrency) {
     interrupted.signal.throwIfAborted();
-    alive();
+    await alive();
     const warm = Math.max(c, opts.warmup);
     if (warm > 0) {
       log(`${label} C=${c}: warm-up ${warm} requests`);
       const errs = await warmUp(c, warm, makeFn(c, 'warm'));
       if (errs.length > 0) throw new Error(`${label} warm-up at C=${c} failed: ${errs.join(' | ')}`);
     }
-    alive();
+    await alive();
     const n = requestsFor(opts, c);
     log(`${label} C=${c}: measuring ${n} requests (cap ${opts.timeCapSec}s)`);
     const r = await runPhase({ label, concurrency: c, requests: n, timeCapMs: opts.timeCapSec * 1000, run: makeFn(c, 'run'), cpu });
     interrupted.signal.throwIfAborted();
     progress(r);
-    alive();
+    await alive();
     out.set(c, r);
   }
   return out;
@@ -192,8 +192,8 @@ async function benchGateway(opts: BenchOptions, dir: string, w: Workload): Promi
     }
     const target = { host: '127.0.0.1', port, body: Buffer.from(JSON.stringify(body)), timeoutMs: opts.requestTimeoutSec * 1000 };
     const fn = gatewayRequestFn(target, agent);
-    const alive = () => {
-      for (const c of [gateway, engine]) if (!c.running) throw new Error(c.deathNote());
+    const alive = async () => {
+      for (const c of [gateway, engine]) if (!c.running) throw new Error(await c.deathNoteAfterExit());
     };
     const cpu = [
       { name: 'gateway', pid: gateway.pid },
@@ -254,8 +254,8 @@ async function benchDirect(opts: BenchOptions, dir: string, w: Workload): Promis
         timeoutMs: opts.requestTimeoutSec * 1000,
         idPrefix: `bench-${phaseNo++}-${phase}-c${c}`,
       });
-    const alive = () => {
-      if (!engine.running) throw new Error(engine.deathNote());
+    const alive = async () => {
+      if (!engine.running) throw new Error(await engine.deathNoteAfterExit());
       if (!cl.alive) throw new Error(`engine client dead: ${cl.deathReason?.message ?? 'unknown'}`);
     };
     return await runLevels('direct', opts, makeFn, [

@@ -40,7 +40,8 @@ export class Child {
         }
       });
     }
-    this.exited = new Promise((resolve) => this.child.once('exit', (code, signal) => resolve({ code, signal })));
+    // 'close' comes after 'exit' once stdout/stderr are drained, so the log tail is complete.
+    this.exited = new Promise((resolve) => this.child.once('close', (code, signal) => resolve({ code, signal })));
     // A spawn failure (ENOENT…) arrives as 'error'; 'exit' may never follow.
     this.child.once('error', (err) => {
       this.tail.push(`spawn error: ${err.message}`);
@@ -60,6 +61,12 @@ export class Child {
 
   logTail(n = 40): string {
     return this.tail.length > 0 ? this.tail.slice(-n).join('\n') : '(no output)';
+  }
+
+  /** deathNote() once the process's output is drained (bounded wait). */
+  async deathNoteAfterExit(): Promise<string> {
+    await Promise.race([this.exited, sleep(2000)]);
+    return this.deathNote();
   }
 
   /** `<name> exited (code 1)` / `(signal SIGKILL)` plus the end of its log. */
@@ -198,7 +205,7 @@ export async function waitReady(base: string, child: Child, timeoutMs: number, o
   let last = 'no answer';
   for (;;) {
     for (const c of [child, ...others]) {
-      if (!c.running) throw new Error(`before the gateway became ready, ${c.deathNote()}`);
+      if (!c.running) throw new Error(`before the gateway became ready, ${await c.deathNoteAfterExit()}`);
     }
     try {
       const res = await fetch(`${base}/readiness`, { signal: AbortSignal.timeout(2000) });

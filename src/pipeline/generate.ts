@@ -7,6 +7,7 @@
 import { EngineError, type EngineClientApi, type EngineChunk, type RequestStream } from '../engine/client-types.js';
 import type { EngineRequest, SamplingSpec, TokenLogprob } from '../engine/types.js';
 import { AsyncQueue } from './async-queue.js';
+import { subSeed } from './build-sampling.js';
 import type { Decoder } from './detokenizer.js';
 import { ApiError } from './openai/errors.js';
 import { StopDecoder } from './stop-decoder.js';
@@ -206,4 +207,17 @@ function visibleIds(chunk: EngineChunk, keepStop: boolean): readonly number[] {
 function engineStop(stopReason: number | string | null, rules: DecodeRules): string | number | null {
   if (typeof stopReason === 'number') return rules.tokenStopStrings.get(stopReason) ?? stopReason;
   return stopReason;
+}
+
+/**
+ * n > 1 fan-out (request-pipeline §8.1): sub-request i gets wire id `<base>-i` and seed + i; a
+ * single choice keeps the base id and the spec untouched.
+ */
+export function fanOut(firstIndex: number, wireBase: string, promptTokenIds: number[], spec: SamplingSpec, n: number): ChoiceSpec[] {
+  if (n === 1) return [{ index: firstIndex, wireId: wireBase, promptTokenIds, sampling: spec }];
+  const out: ChoiceSpec[] = [];
+  for (let i = 0; i < n; i++) {
+    out.push({ index: firstIndex + i, wireId: `${wireBase}-${i}`, promptTokenIds, sampling: { ...spec, seed: subSeed(spec.seed, i) } });
+  }
+  return out;
 }

@@ -3,30 +3,21 @@
  * engine sampling → generate (n choices) → JSON or SSE.
  */
 import type { InferenceCall, InferenceHandler } from '../../gateway/route-deps.js';
-import { buildSampling, subSeed } from '../build-sampling.js';
+import { buildSampling } from '../build-sampling.js';
 import { buildTemplateKwargs } from '../chat-template-thinking.js';
 import { ChatTemplateError } from '../chat-template.js';
-import { generate, type ChoiceSpec } from '../generate.js';
+import { fanOut } from '../generate.js';
 import { backendRequestId, engineRequestBase } from '../ids.js';
 import { planStopStrings } from '../stop-plan.js';
 import { type ChatRequest, parseChatRequest } from './chat-request.js';
 import { chatFrames, collectChat } from './chat-respond.js';
 import { ApiError } from './errors.js';
-import { apiErrorResponse, streamError, submitError } from './respond-error.js';
 import { acquireWorker, modelContextFor, readJsonBody } from './route-context.js';
-import { sseResponse } from './sse.js';
-import { awaitFirstEvent } from './first-event.js';
+import { runAndRespond, withApiErrors } from './run-and-respond.js';
 import type { ModelContext } from '../model-context.js';
 
 export function createChatHandler(): InferenceHandler {
-  return async (call) => {
-    try {
-      return await handleChat(call);
-    } catch (err) {
-      if (err instanceof ApiError) return apiErrorResponse(err);
-      throw err;
-    }
-  };
+  return withApiErrors(handleChat);
 }
 
 function renderPrompt(req: ChatRequest, ctx: ModelContext): number[] {
@@ -79,42 +70,15 @@ async function handleChat(call: InferenceCall): Promise<Response> {
 
   const wireId = backendRequestId(req.rid, call.requestId);
   const engineBase = engineRequestBase(wireId, req.rid, worker.runtime);
-  const choices: ChoiceSpec[] = [];
-  for (let i = 0; i < req.n; i++) {
-    choices.push({
-      index: i,
-      wireId: req.n > 1 ? `${engineBase}-${i}` : engineBase,
-      promptTokenIds: promptIds,
-      sampling: req.n > 1 ? { ...built.spec, seed: subSeed(built.spec.seed, i) } : built.spec,
-    });
-  }
+  const choices = fanOut(0, engineBase, promptIds, built.spec, req.n);
 
-  const abort = new AbortController();
-  const onClientGone = () => abort.abort();
-  call.signal.addEventListener('abort', onClientGone, { once: true });
-  const done = worker.trackRequest();
-  let events;
-  try {
-    events = generate({
-      client,
-      tokenizer: ctx.tokenizer,
-      choices,
-      rules: {
-        stopStrings: plan.textStops,
-        tokenStopStrings: plan.tokenStopStrings,
-        stopTokenIds: [...built.stopTokens.keys()],
-        keepStop: req.keepStop,
-        skipSpecialTokens: req.skipSpecialTokens,
-      },
-      signal: abort.signal,
-      timeoutMs: services.config.requestTimeoutSecs * 1000,
-      stream: req.stream,
-    });
-  } catch (err) {
-    done();
-    throw submitError(err);
-  }
-
+  const rules = {
+    stopStrings: plan.textStops,
+    tokenStopStrings: plan.tokenStopStrings,
+    stopTokenIds: [...built.stopTokens.keys()],
+    keepStop: req.keepStop,
+    skipSpecialTokens: req.skipSpecialTokens,
+  };
   const meta = {
     id: wireId,
     created: Math.floor(Date.now() / 1000),
@@ -124,34 +88,16 @@ async function handleChat(call: InferenceCall): Promise<Response> {
     topLogprobs,
     includeUsage: req.includeUsage,
   };
-  const finish = () => {
-    done();
-    call.signal.removeEventListener('abort', onClientGone);
-  };
-  if (req.stream) {
-    if (worker.runtime === 'tokenspeed') {
-      try {
-        events = await awaitFirstEvent(events);
-      } catch (err) {
-        finish();
-        throw streamError(err, worker.url);
-      }
-    }
-    const frames = (async function* () {
-      try {
-        yield* chatFrames(events, meta);
-      } finally {
-        finish();
-      }
-    })();
-    return sseResponse(frames, () => abort.abort(), { 'x-request-id': call.requestId });
-  }
-  try {
-    const body = await collectChat(events, meta);
-    return Response.json(body, { headers: { 'x-request-id': call.requestId } });
-  } catch (err) {
-    throw streamError(err, worker.url);
-  } finally {
-    finish();
-  }
+  return runAndRespond({
+    call,
+    worker,
+    client,
+    tokenizer: ctx.tokenizer,
+    choices,
+    rules,
+    stream: req.stream,
+    meta,
+    frames: chatFrames,
+    collect: collectChat,
+  });
 }

@@ -3,27 +3,18 @@
  * tokens, as SMG does, and fans out into n choices; all choices stream through one generation.
  */
 import type { InferenceCall, InferenceHandler } from '../../gateway/route-deps.js';
-import { buildSampling, subSeed } from '../build-sampling.js';
-import { generate, type ChoiceSpec } from '../generate.js';
+import { buildSampling } from '../build-sampling.js';
+import { fanOut, type ChoiceSpec } from '../generate.js';
 import { backendRequestId, engineRequestBase } from '../ids.js';
 import { planStopStrings } from '../stop-plan.js';
 import { parseCompletionRequest } from './completion-request.js';
 import { collectCompletion, completionFrames } from './completion-respond.js';
 import { ApiError, invalid } from './errors.js';
-import { apiErrorResponse, streamError, submitError } from './respond-error.js';
 import { acquireWorker, modelContextFor, readJsonBody } from './route-context.js';
-import { sseResponse } from './sse.js';
-import { awaitFirstEvent } from './first-event.js';
+import { runAndRespond, withApiErrors } from './run-and-respond.js';
 
 export function createCompletionHandler(): InferenceHandler {
-  return async (call) => {
-    try {
-      return await handleCompletion(call);
-    } catch (err) {
-      if (err instanceof ApiError) return apiErrorResponse(err);
-      throw err;
-    }
-  };
+  return withApiErrors(handleCompletion);
 }
 
 async function handleCompletion(call: InferenceCall): Promise<Response> {
@@ -54,41 +45,16 @@ async function handleCompletion(call: InferenceCall): Promise<Response> {
     });
     stopTokenIds = [...built.stopTokens.keys()];
     const promptId = prompts.length > 1 ? `${engineBase}-p${p}` : engineBase;
-    for (let i = 0; i < req.n; i++) {
-      choices.push({
-        index: p * req.n + i,
-        wireId: req.n > 1 ? `${promptId}-${i}` : promptId,
-        promptTokenIds: ids,
-        sampling: req.n > 1 ? { ...built.spec, seed: subSeed(built.spec.seed, i) } : built.spec,
-      });
-    }
+    choices.push(...fanOut(p * req.n, promptId, ids, built.spec, req.n));
   });
 
-  const abort = new AbortController();
-  const onClientGone = () => abort.abort();
-  call.signal.addEventListener('abort', onClientGone, { once: true });
-  const done = worker.trackRequest();
-  let events;
-  try {
-    events = generate({
-      client,
-      tokenizer: tok,
-      choices,
-      rules: {
-        stopStrings: plan.textStops,
-        tokenStopStrings: plan.tokenStopStrings,
-        stopTokenIds,
-        keepStop: req.keepStop,
-        skipSpecialTokens: req.skipSpecialTokens,
-      },
-      signal: abort.signal,
-      timeoutMs: services.config.requestTimeoutSecs * 1000,
-      stream: req.stream,
-    });
-  } catch (err) {
-    done();
-    throw submitError(err);
-  }
+  const rules = {
+    stopStrings: plan.textStops,
+    tokenStopStrings: plan.tokenStopStrings,
+    stopTokenIds,
+    keepStop: req.keepStop,
+    skipSpecialTokens: req.skipSpecialTokens,
+  };
   const meta = {
     id: wireId,
     created: Math.floor(Date.now() / 1000),
@@ -100,33 +66,16 @@ async function handleCompletion(call: InferenceCall): Promise<Response> {
     logprobs: req.logprobs ?? null,
     includeUsage: req.includeUsage,
   };
-  const finish = () => {
-    done();
-    call.signal.removeEventListener('abort', onClientGone);
-  };
-  if (req.stream) {
-    if (worker.runtime === 'tokenspeed') {
-      try {
-        events = await awaitFirstEvent(events);
-      } catch (err) {
-        finish();
-        throw streamError(err, worker.url);
-      }
-    }
-    const frames = (async function* () {
-      try {
-        yield* completionFrames(events, meta);
-      } finally {
-        finish();
-      }
-    })();
-    return sseResponse(frames, () => abort.abort(), { 'x-request-id': call.requestId });
-  }
-  try {
-    return Response.json(await collectCompletion(events, meta), { headers: { 'x-request-id': call.requestId } });
-  } catch (err) {
-    throw streamError(err, worker.url);
-  } finally {
-    finish();
-  }
+  return runAndRespond({
+    call,
+    worker,
+    client,
+    tokenizer: tok,
+    choices,
+    rules,
+    stream: req.stream,
+    meta,
+    frames: completionFrames,
+    collect: collectCompletion,
+  });
 }

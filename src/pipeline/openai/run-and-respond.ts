@@ -1,0 +1,92 @@
+/**
+ * The part of every generating endpoint after the request is built: start generation, tie it to
+ * the client's connection and the worker's request count, then answer with SSE or one JSON body.
+ */
+import type { EngineClientApi } from '../../engine/client-types.js';
+import type { InferenceCall, InferenceHandler, RoutedWorker } from '../../gateway/route-deps.js';
+import type { Decoder } from '../detokenizer.js';
+import { generate, type ChoiceSpec, type DecodeRules, type GenEvent } from '../generate.js';
+import { ApiError } from './errors.js';
+import { awaitFirstEvent } from './first-event.js';
+import { apiErrorResponse, streamError, submitError } from './respond-error.js';
+import { sseResponse } from './sse.js';
+
+export interface RunSpec<M> {
+  call: InferenceCall;
+  worker: RoutedWorker;
+  client: EngineClientApi;
+  tokenizer: Decoder;
+  choices: ChoiceSpec[];
+  rules: DecodeRules;
+  stream: boolean;
+  meta: M;
+  frames: (events: AsyncIterable<GenEvent>, meta: M) => AsyncGenerator<string>;
+  collect: (events: AsyncIterable<GenEvent>, meta: M) => Promise<Record<string, unknown>>;
+}
+
+export async function runAndRespond<M>(spec: RunSpec<M>): Promise<Response> {
+  const { call, worker } = spec;
+  const abort = new AbortController();
+  const onClientGone = () => abort.abort();
+  call.signal.addEventListener('abort', onClientGone, { once: true });
+  const done = worker.trackRequest();
+  const finish = () => {
+    done();
+    call.signal.removeEventListener('abort', onClientGone);
+  };
+  let events: AsyncIterable<GenEvent>;
+  try {
+    events = generate({
+      client: spec.client,
+      tokenizer: spec.tokenizer,
+      choices: spec.choices,
+      rules: spec.rules,
+      signal: abort.signal,
+      timeoutMs: call.services.config.requestTimeoutSecs * 1000,
+      stream: spec.stream,
+    });
+  } catch (err) {
+    finish();
+    throw submitError(err);
+  }
+  const headers = { 'x-request-id': call.requestId };
+
+  if (spec.stream) {
+    if (worker.runtime === 'tokenspeed') {
+      try {
+        events = await awaitFirstEvent(events);
+      } catch (err) {
+        finish();
+        throw streamError(err, worker.url);
+      }
+    }
+    const stream = events;
+    const frames = (async function* () {
+      try {
+        yield* spec.frames(stream, spec.meta);
+      } finally {
+        finish();
+      }
+    })();
+    return sseResponse(frames, () => abort.abort(), headers);
+  }
+  try {
+    return Response.json(await spec.collect(events, spec.meta), { headers });
+  } catch (err) {
+    throw streamError(err, worker.url);
+  } finally {
+    finish();
+  }
+}
+
+/** Wraps an endpoint so every ApiError it throws becomes its OpenAI error response. */
+export function withApiErrors(handle: (call: InferenceCall) => Promise<Response>): InferenceHandler {
+  return async (call) => {
+    try {
+      return await handle(call);
+    } catch (err) {
+      if (err instanceof ApiError) return apiErrorResponse(err);
+      throw err;
+    }
+  };
+}
