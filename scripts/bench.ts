@@ -133,8 +133,16 @@ async function runLevels(
     }
     await alive();
     const n = requestsFor(opts, c);
-    log(`${label} C=${c}: measuring ${n} requests (cap ${opts.timeCapSec}s)`);
-    const r = await runPhase({ label, concurrency: c, requests: n, timeCapMs: opts.timeCapSec * 1000, run: makeFn(c, 'run'), cpu });
+    log(`${label} C=${c}: measuring ≥${n} requests for ≥${opts.minPhaseSec}s (cap ${opts.timeCapSec}s)`);
+    const r = await runPhase({
+      label,
+      concurrency: c,
+      requests: n,
+      minMs: opts.minPhaseSec * 1000,
+      timeCapMs: opts.timeCapSec * 1000,
+      run: makeFn(c, 'run'),
+      cpu,
+    });
     interrupted.signal.throwIfAborted();
     progress(r);
     await alive();

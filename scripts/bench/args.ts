@@ -16,6 +16,8 @@ export interface BenchOptions {
   maxTokens: number;
   /** Per measured phase: no new request is issued after this many seconds. */
   timeCapSec: number;
+  /** Per measured phase: keep issuing past --requests until this many seconds passed. */
+  minPhaseSec: number;
   /** Warm-up requests per phase (at least C, so every connection/slot is exercised once). */
   warmup: number;
   /** Seconds of closed-loop load before a target's first phase, so the JIT has settled. */
@@ -55,6 +57,8 @@ Options:
   --min-requests N       Floor of the default request count (default 32)
   --max-tokens T         Tokens generated per request, ignore_eos (default 256)
   --time-cap S           Stop issuing requests after S seconds per phase (default 30)
+  --min-time S           Keep issuing past --requests until S seconds passed (default 2; 0 = off),
+                         so fast phases (direct) still measure CPU over a useful window
   --warmup N             Warm-up requests per phase, at least C (default 32)
   --warmup-secs S        JIT warm-up per target before its first phase, at C=32 (default 4; 0 = off)
   --request-timeout S    Abort a single request after S seconds (default 120)
@@ -112,6 +116,7 @@ export function parseBenchArgs(argv: string[]): BenchOptions | null {
       'min-requests': { type: 'string' },
       'max-tokens': { type: 'string' },
       'time-cap': { type: 'string' },
+      'min-time': { type: 'string' },
       warmup: { type: 'string' },
       'warmup-secs': { type: 'string' },
       'request-timeout': { type: 'string' },
@@ -146,6 +151,7 @@ export function parseBenchArgs(argv: string[]): BenchOptions | null {
     minRequests: values['min-requests'] === undefined ? 32 : posInt(values['min-requests'], '--min-requests'),
     maxTokens: values['max-tokens'] === undefined ? 256 : posInt(values['max-tokens'], '--max-tokens'),
     timeCapSec: values['time-cap'] === undefined ? 30 : posNum(values['time-cap'], '--time-cap'),
+    minPhaseSec: values['min-time'] === undefined ? 2 : nonNeg(values['min-time'], '--min-time'),
     warmup: values.warmup === undefined ? 32 : nonNeg(values.warmup, '--warmup'),
     warmupSecs: values['warmup-secs'] === undefined ? 4 : nonNeg(values['warmup-secs'], '--warmup-secs'),
     requestTimeoutSec: values['request-timeout'] === undefined ? 120 : posNum(values['request-timeout'], '--request-timeout'),

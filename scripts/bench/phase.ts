@@ -69,6 +69,8 @@ export interface PhaseSpec {
   label: string;
   concurrency: number;
   requests: number;
+  /** Keep issuing past `requests` until this much time passed (short phases measure CPU badly). */
+  minMs: number;
   timeCapMs: number;
   run: RequestFn;
   cpu: CpuProbe[];
@@ -107,8 +109,10 @@ export async function runPhase(spec: PhaseSpec): Promise<PhaseResult> {
   let tLast = t0;
 
   const worker = async () => {
-    while (!stop && issued < spec.requests && !interrupted.signal.aborted) {
-      if (performance.now() - t0 > spec.timeCapMs) {
+    while (!stop && !interrupted.signal.aborted) {
+      const elapsed = performance.now() - t0;
+      if (issued >= spec.requests && elapsed >= spec.minMs) return;
+      if (elapsed > spec.timeCapMs) {
         capped = true;
         return;
       }
@@ -130,7 +134,7 @@ export async function runPhase(spec: PhaseSpec): Promise<PhaseResult> {
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.min(spec.concurrency, spec.requests) }, worker));
+  await Promise.all(Array.from({ length: spec.concurrency }, worker));
 
   const cpu1 = spec.cpu.map(readCpu);
   const wallSec = (tLast - t0) / 1000;

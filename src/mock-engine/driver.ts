@@ -33,7 +33,10 @@ export async function runDense(rank: MockRank, host: DriverHost): Promise<void> 
       continue;
     }
     rank.step(monotonicSeconds(), 0);
-    await tick(rank.sched.hasWork ? host.tokenDelayMs : Math.max(host.tokenDelayMs, EXTRA_LOAD_STEP_MS));
+    // Only a rank kept busy by injected load alone slows to the stats cadence; a rank that just
+    // drained its own requests must not delay the next one's first token.
+    const idleWithLoad = !rank.sched.hasWork && rank.extraLoad !== null;
+    await tick(idleWithLoad ? Math.max(host.tokenDelayMs, EXTRA_LOAD_STEP_MS) : host.tokenDelayMs);
   }
 }
 

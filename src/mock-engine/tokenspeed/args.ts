@@ -1,18 +1,27 @@
 /**
  * Argv of `smg mock-engine --backend tokenspeed`: the command line `smg serve` hands a real
- * headless TokenSpeed (wire-tokenspeed §9), plus `--mock-…` knobs. Parsed by hand for the same
- * reason as the vLLM mock: unknown engine flags must be skipped the way a launcher passes them
- * through, and the entry-point prefixes (`python -m tokenspeed.cli serve`, `ts serve`) are no
- * yargs shape.
+ * headless TokenSpeed (wire-tokenspeed §9), plus `--mock-…` knobs (mock-flags.ts, shared with the
+ * vLLM mock).
  */
-import { ArgsError, type FaultMode, type GenMode } from '../args.js';
 import type { BatchArity } from '../../engine/dialects/tokenspeed/index.js';
-import { parseRankLoads } from '../rank-load.js';
+import {
+  ArgsError,
+  defaultKnobs,
+  type FaultMode,
+  type FlagSpec,
+  isFlag,
+  knobFlags,
+  type MockKnobs,
+  parseFlagTokens,
+  parseIntFlag,
+  tcpEndpoint,
+  validateKnobs,
+} from '../mock-flags.js';
 
 export type TsFaultMode = Extract<FaultMode, 'dead' | 'silent' | 'garbage' | 'exit'>;
 export type TsRegistrationKey = 'prefix_granularity' | 'block_size';
 
-export interface TsMockArgs {
+export interface TsMockArgs extends MockKnobs<TsFaultMode> {
   model: string;
   headless: boolean;
   servedModelName: string | null;
@@ -32,11 +41,7 @@ export interface TsMockArgs {
   dtype: string;
   port: number;
   distInitAddr: string | null;
-  tokenDelayMs: number;
-  /** Simulated weight load + KV profiling, spent before HELLO (TokenSpeed order, §2.1). */
-  loadDelayMs: number;
-  mode: GenMode | null;
-  countBase: number;
+  /** null = the engine's default script text. */
   text: string | null;
   /** Comma-separated override of the EOS set the engine reads from the model dir (§8). */
   eosTokenIds: number[] | null;
@@ -45,35 +50,15 @@ export interface TsMockArgs {
   outputArity: BatchArity;
   registrationKey: TsRegistrationKey;
   version: string;
-  initTimeoutS: number;
-  logRequests: boolean;
-  logLevel: string | null;
-  fault: TsFaultMode | null;
-  faultAfterTokens: number;
-  faultOnRequest: string | null;
-  garbageCount: number;
-  /** `--mock-rank-load` as given, keyed by engine index (identity); parsed by rank-load.ts. */
-  rankLoad: string | null;
-  help: boolean;
-  ignored: string[];
 }
 
 /** Rejected by real headless mode: they belong to the in-process orchestrator (§9). */
 export const ORCHESTRATOR_ONLY_FLAGS = ['--engine-startup-timeout', '--gateway-startup-timeout', '--drain-timeout', '--control-port'];
 
-const GEN_MODES: GenMode[] = ['count', 'echo', 'script'];
 const FAULTS: TsFaultMode[] = ['dead', 'silent', 'garbage', 'exit'];
 const ARITIES = ['9', '10', '14'] as const;
 
-type Kind = 'int' | 'str' | 'bool' | 'ids';
-interface FlagSpec {
-  names: string[];
-  key: keyof TsMockArgs;
-  kind: Kind;
-  choices?: readonly string[];
-}
-
-const FLAGS: FlagSpec[] = [
+const FLAGS: FlagSpec<keyof TsMockArgs, 'ids'>[] = [
   { names: ['--model', '--model-path'], key: 'model', kind: 'str' },
   { names: ['--headless'], key: 'headless', kind: 'bool' },
   { names: ['--served-model-name'], key: 'servedModelName', kind: 'str' },
@@ -92,30 +77,18 @@ const FLAGS: FlagSpec[] = [
   { names: ['--dtype'], key: 'dtype', kind: 'str' },
   { names: ['--port'], key: 'port', kind: 'int' },
   { names: ['--dist-init-addr'], key: 'distInitAddr', kind: 'str' },
-  { names: ['--mock-token-delay-ms'], key: 'tokenDelayMs', kind: 'int' },
-  { names: ['--mock-load-delay-ms'], key: 'loadDelayMs', kind: 'int' },
-  { names: ['--mock-mode'], key: 'mode', kind: 'str', choices: GEN_MODES },
-  { names: ['--mock-count-base'], key: 'countBase', kind: 'int' },
-  { names: ['--mock-text'], key: 'text', kind: 'str' },
   { names: ['--mock-eos-token-ids'], key: 'eosTokenIds', kind: 'ids' },
   { names: ['--mock-vocab-size'], key: 'vocabSize', kind: 'int' },
   { names: ['--mock-kv-pages'], key: 'kvPages', kind: 'int' },
   { names: ['--mock-output-arity'], key: 'outputArity', kind: 'int', choices: ARITIES },
   { names: ['--mock-registration-key'], key: 'registrationKey', kind: 'str', choices: ['prefix_granularity', 'block_size'] },
   { names: ['--mock-version'], key: 'version', kind: 'str' },
-  { names: ['--mock-init-timeout-s'], key: 'initTimeoutS', kind: 'int' },
-  { names: ['--mock-log-requests'], key: 'logRequests', kind: 'bool' },
-  { names: ['--mock-log-level'], key: 'logLevel', kind: 'str' },
-  { names: ['--mock-fault'], key: 'fault', kind: 'str', choices: FAULTS },
-  { names: ['--mock-fault-after-tokens'], key: 'faultAfterTokens', kind: 'int' },
-  { names: ['--mock-fault-on-request'], key: 'faultOnRequest', kind: 'str' },
-  { names: ['--mock-garbage-count'], key: 'garbageCount', kind: 'int' },
-  { names: ['--mock-rank-load'], key: 'rankLoad', kind: 'str' },
-  { names: ['--help', '-h'], key: 'help', kind: 'bool' },
+  ...knobFlags(FAULTS),
 ];
 
 export function defaultTsArgs(): TsMockArgs {
   return {
+    ...defaultKnobs(600),
     model: 'mock-model',
     headless: false,
     servedModelName: null,
@@ -134,10 +107,6 @@ export function defaultTsArgs(): TsMockArgs {
     dtype: 'bfloat16',
     port: 8000,
     distInitAddr: null,
-    tokenDelayMs: 0,
-    loadDelayMs: 0,
-    mode: null,
-    countBase: 100,
     text: null,
     eosTokenIds: null,
     vocabSize: null,
@@ -145,20 +114,8 @@ export function defaultTsArgs(): TsMockArgs {
     outputArity: 14,
     registrationKey: 'prefix_granularity',
     version: '0.1.0',
-    initTimeoutS: 600,
-    logRequests: false,
-    logLevel: null,
-    fault: null,
-    faultAfterTokens: 1,
-    faultOnRequest: null,
-    garbageCount: 3,
-    rankLoad: null,
-    help: false,
-    ignored: [],
   };
 }
-
-const isFlag = (tok: string): boolean => tok.startsWith('-') && tok.length > 1 && !/^-\d/.test(tok);
 
 /**
  * Drops an entry-point prefix: `[python] -m tokenspeed.cli serve`, `ts serve`, `tokenspeed serve`,
@@ -177,11 +134,6 @@ function stripPrefix(argv: string[]): string[] {
   return argv.slice(start);
 }
 
-function parseIntFlag(flag: string, v: string): number {
-  if (!/^-?\d+$/.test(v)) throw new ArgsError(`${flag}: expected an integer, got '${v}'`);
-  return Number(v);
-}
-
 function parseIds(flag: string, v: string): number[] {
   const parts = v.split(',').map((s) => s.trim()).filter((s) => s !== '');
   return parts.map((p) => {
@@ -193,45 +145,16 @@ function parseIds(flag: string, v: string): number[] {
 
 export function parseTokenSpeedArgs(argv: string[]): TsMockArgs {
   const out = defaultTsArgs();
-  const rec = out as unknown as Record<string, unknown>;
-  const toks = stripPrefix(argv);
-  let positional: string | null = null;
-  for (let i = 0; i < toks.length; i++) {
-    const tok = toks[i];
-    if (!isFlag(tok)) {
-      if (positional !== null) throw new ArgsError(`unexpected extra argument '${tok}'`);
-      positional = tok;
-      continue;
-    }
-    const eq = tok.indexOf('=');
-    const name = eq >= 0 ? tok.slice(0, eq) : tok;
-    if (ORCHESTRATOR_ONLY_FLAGS.includes(name)) {
-      throw new ArgsError(`${name} is not supported in --headless mode (it belongs to the in-process orchestrator)`);
-    }
-    const spec = FLAGS.find((f) => f.names.includes(name));
-    if (!spec) {
-      if (eq < 0 && toks[i + 1] !== undefined && !isFlag(toks[i + 1])) {
-        out.ignored.push(`${tok} ${toks[i + 1]}`);
-        i++;
-      } else out.ignored.push(tok);
-      continue;
-    }
-    if (spec.kind === 'bool') {
-      const v = eq >= 0 ? tok.slice(eq + 1) : 'true';
-      if (!['true', 'false', '1', '0'].includes(v)) throw new ArgsError(`${name}: expected true/false, got '${v}'`);
-      rec[spec.key] = v === 'true' || v === '1';
-      continue;
-    }
-    const v = eq >= 0 ? tok.slice(eq + 1) : toks[++i];
-    if (v === undefined) throw new ArgsError(`${name}: missing value`);
-    if (spec.choices && !spec.choices.includes(v)) {
-      throw new ArgsError(`${name}: expected one of ${spec.choices.join(', ')}, got '${v}'`);
-    }
-    rec[spec.key] = spec.kind === 'int' ? parseIntFlag(name, v) : spec.kind === 'ids' ? parseIds(name, v) : v;
-  }
+  const positional = parseFlagTokens(stripPrefix(argv), FLAGS, out, { kinds: { ids: parseIds }, refuse: refuseOrchestratorFlag });
   if (positional !== null) out.model = positional;
   validate(out);
   return out;
+}
+
+function refuseOrchestratorFlag(name: string): void {
+  if (ORCHESTRATOR_ONLY_FLAGS.includes(name)) {
+    throw new ArgsError(`${name} is not supported in --headless mode (it belongs to the in-process orchestrator)`);
+  }
 }
 
 function validate(a: TsMockArgs): void {
@@ -263,13 +186,8 @@ function validate(a: TsMockArgs): void {
     if (v < 1) throw new ArgsError(`${flag} must be >= 1, got ${v}`);
   }
   if (a.vocabSize !== null && a.vocabSize < 1) throw new ArgsError('--mock-vocab-size must be >= 1');
-  if (a.tokenDelayMs < 0 || a.loadDelayMs < 0) throw new ArgsError('delays must be >= 0');
-  if (a.faultAfterTokens < 0) throw new ArgsError('--mock-fault-after-tokens must be >= 0');
-  try {
-    parseRankLoads(a.rankLoad, 0x10000);
-  } catch (err) {
-    throw new ArgsError((err as Error).message);
-  }
+  // Keyed by engine index (the identity), so any uint16 may be named.
+  validateKnobs(a, 0x10000);
 }
 
 /** The reported dtype; the real engine refuses anything else before it ever says HELLO (§2.1). */
@@ -294,6 +212,5 @@ export function registrationDtype(dtype: string): 'bfloat16' | 'float16' | 'floa
 
 /** Every rank dials the same address; IPv6 literals are bracketed. */
 export function tsHandshakeAddress(a: TsMockArgs): string {
-  const host = a.dpAddress.includes(':') && !a.dpAddress.startsWith('[') ? `[${a.dpAddress}]` : a.dpAddress;
-  return `tcp://${host}:${a.dpRpcPort}`;
+  return tcpEndpoint(a.dpAddress, a.dpRpcPort);
 }

@@ -165,7 +165,9 @@ export class TsMockEngine implements TsRankHost {
         continue;
       }
       rank.step(performance.now() / 1000);
-      await tick(rank.sched.hasWork ? this.args.tokenDelayMs : Math.max(this.args.tokenDelayMs, EXTRA_LOAD_STEP_MS));
+      // Only an engine kept busy by injected load alone slows to the snapshot cadence.
+      const idleWithLoad = !rank.sched.hasWork && rank.extraLoad !== null;
+      await tick(idleWithLoad ? Math.max(this.args.tokenDelayMs, EXTRA_LOAD_STEP_MS) : this.args.tokenDelayMs);
     }
   }
 
