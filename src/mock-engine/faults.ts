@@ -4,7 +4,7 @@
  * - otherwise `--mock-fault-after-tokens K` (default 1): once K tokens have been emitted across
  *   all ranks of the process (K = 0 fires as soon as serving starts).
  */
-import type { FaultMode } from './args.js';
+import type { FaultMode } from './mock-flags.js';
 
 export interface FaultConfig {
   mode: FaultMode | null;

@@ -5,7 +5,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
-import type { GenMode } from './args.js';
+import type { GenMode } from './mock-flags.js';
 import type { MockRequest } from './request.js';
 
 /** vLLM treats temperature below this as greedy, and greedy sampling ignores the seed. */

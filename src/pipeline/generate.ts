@@ -64,7 +64,7 @@ export const ENGINE_ERROR_FINISH = 'engine finished the request with an error (s
  * Submits every choice, then returns the merged event stream. Submission failures throw before
  * anything is returned, so the caller can still answer with a proper HTTP status.
  */
-export function generate(opts: GenerateOptions): AsyncIterable<GenEvent> {
+export function generate(opts: GenerateOptions): AsyncQueue<GenEvent> {
   const { client } = opts;
   const streams: RequestStream[] = [];
   try {

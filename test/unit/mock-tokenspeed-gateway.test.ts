@@ -9,7 +9,7 @@ import { encodeTokenSpeedAdd, PROMPT_LOGPROBS_UNSUPPORTED } from '../../src/engi
 import { runtimeMismatch } from '../../src/engine/runtime-check.js';
 import { WireEncodeError, type EngineRequest, type Registration, type SamplingSpec } from '../../src/engine/types.js';
 import { engineRequestBase } from '../../src/pipeline/ids.js';
-import { awaitFirstEvent } from '../../src/pipeline/openai/first-event.js';
+import { AsyncQueue } from '../../src/pipeline/async-queue.js';
 
 const reg = (vllm_version?: unknown): Registration => ({
   maxModelLen: 4096, numGpuBlocks: 1, blockSize: 16, dtype: 'bfloat16', version: String(vllm_version), worldSize: 1,
@@ -58,20 +58,36 @@ describe('wire ids', () => {
   });
 });
 
-describe('awaitFirstEvent', () => {
-  async function* gen(fail: boolean) {
-    if (fail) throw new Error('refused');
-    yield 1;
-    yield 2;
-  }
-
-  it('replays the first event, then continues', async () => {
+describe('AsyncQueue.whenReady', () => {
+  it('waits for the first item without taking it', async () => {
+    const q = new AsyncQueue<number>();
+    let ready = false;
+    const p = q.whenReady().then(() => {
+      ready = true;
+    });
+    await Promise.resolve();
+    expect(ready).toBe(false);
+    q.push(1);
+    q.push(2);
+    q.end();
+    await p;
     const out: number[] = [];
-    for await (const v of await awaitFirstEvent(gen(false))) out.push(v);
+    for await (const v of q) out.push(v);
     expect(out).toEqual([1, 2]);
   });
 
-  it('surfaces a failure before the first event to the caller', async () => {
-    await expect(awaitFirstEvent(gen(true))).rejects.toThrow('refused');
+  it('surfaces a failure before the first item to the caller', async () => {
+    const q = new AsyncQueue<number>();
+    const p = q.whenReady();
+    q.fail(new Error('refused'));
+    await expect(p).rejects.toThrow('refused');
+  });
+
+  it('resolves at once for an ended queue and counts what is queued', async () => {
+    const q = new AsyncQueue<number>();
+    q.push(7);
+    expect(q.size).toBe(1);
+    q.end();
+    await expect(q.whenReady()).resolves.toBeUndefined();
   });
 });

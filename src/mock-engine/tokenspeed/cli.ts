@@ -4,7 +4,7 @@
  * place of the real one.
  */
 import { createLogger } from '../../util/logger.js';
-import { ArgsError } from '../args.js';
+import { ArgsError } from '../mock-flags.js';
 import { DEFAULT_MAX_MODEL_LEN } from '../engine.js';
 import { parseTokenSpeedArgs } from './args.js';
 import { TS_DEFAULT_TEXT, TsMockEngine } from './engine.js';

@@ -10,15 +10,14 @@ import {
   tokenspeedEngineIndex,
 } from '../../engine/dialects/tokenspeed/index.js';
 import type { Logger } from '../../util/logger.js';
-import { GARBAGE_FRAME } from '../codec.js';
 import { DEFAULT_MAX_MODEL_LEN } from '../engine.js';
-import { FaultTrigger } from '../faults.js';
 import { chooseGenerator } from '../generator.js';
 import { StartupError } from '../handshake.js';
+import { MockProcess } from '../lifecycle.js';
 import { EXTRA_LOAD_STEP_MS, parseRankLoads } from '../rank-load.js';
 import { RankScheduler } from '../scheduler.js';
-import { Signal, tick } from '../signal.js';
-import { registrationDtype, tsHandshakeAddress, type TsFaultMode, type TsMockArgs } from './args.js';
+import { tick } from '../signal.js';
+import { registrationDtype, tsHandshakeAddress, type TsMockArgs } from './args.js';
 import { engineEosIds } from './eos.js';
 import { tokenspeedHandshake } from './handshake.js';
 import { TsRank, type TsRankConfig, type TsRankHost } from './rank.js';
@@ -26,49 +25,18 @@ import { TsRank, type TsRankConfig, type TsRankHost } from './rank.js';
 /** What the mock scripts when no --mock-text is given. */
 export const TS_DEFAULT_TEXT = 'Hello! This is a scripted reply from the smg TokenSpeed mock engine.';
 
-export class TsMockEngine implements TsRankHost {
-  readonly work = new Signal();
-  readonly faults: FaultTrigger;
+export class TsMockEngine extends MockProcess<TsRank> implements TsRankHost {
   readonly logRequests: boolean;
-  silent = false;
-  frozen = false;
-  stopped = false;
-  private ranks: TsRank[] = [];
-  private exitCode: ((code: number) => void) | null = null;
 
   constructor(
     private readonly args: TsMockArgs,
-    readonly logger: Logger,
+    logger: Logger,
   ) {
+    super(args, logger, 'engine');
     this.logRequests = args.logRequests;
-    this.faults = new FaultTrigger(
-      { mode: args.fault, afterTokens: args.faultAfterTokens, onRequest: args.faultOnRequest },
-      (mode, engine, why) => this.fireFault(mode as TsFaultMode, engine, why),
-    );
   }
 
-  /** Resolves with the process exit code. */
-  async run(): Promise<number> {
-    const done = new Promise<number>((resolve) => (this.exitCode = resolve));
-    // zeromq.js only holds the loop open while a socket operation is pending.
-    const keepAlive = setInterval(() => {}, 1 << 30);
-    const onTerm = (sig: string) => void this.shutdown(sig);
-    process.on('SIGTERM', onTerm);
-    process.on('SIGINT', onTerm);
-    void this.start().catch((err) => {
-      const msg = err instanceof StartupError ? err.message : `startup failed: ${(err as Error).stack ?? err}`;
-      // Startup failures happen before any output socket exists: no sentinel (§2.1).
-      this.logger.error(msg);
-      this.finish(1);
-    });
-    const code = await done;
-    clearInterval(keepAlive);
-    process.off('SIGTERM', onTerm);
-    process.off('SIGINT', onTerm);
-    return code;
-  }
-
-  private async start(): Promise<void> {
+  protected async start(): Promise<void> {
     const a = this.args;
     // Checked while building the registration, i.e. before HELLO, like the real engine.
     const dtype = registrationDtype(a.dtype);
@@ -171,54 +139,26 @@ export class TsMockEngine implements TsRankHost {
     }
   }
 
+  protected rankId(r: TsRank): number {
+    return r.engineIndex;
+  }
+
   /** A scheduler exception: every rank sends the sentinel best-effort, the supervisor exits 1 (§7). */
   crash(reason: string): void {
     if (this.stopped) return;
     this.logger.error(`scheduler crashed: ${reason}; sending ENGINE_CORE_DEAD`);
-    void this.die(1);
-  }
-
-  private async die(code: number): Promise<void> {
-    this.stopped = true;
-    this.work.notify();
     // In-flight requests get no terminal rows, only the sentinel.
-    await Promise.all(this.ranks.map((r) => r.sendRaw([tokenspeedDeathFrame()])));
-    for (const r of this.ranks) r.closeSockets();
-    this.finish(code);
+    void this.die([tokenspeedDeathFrame()], 1);
   }
 
-  private fireFault(mode: TsFaultMode, engine: number, why: string): void {
-    this.logger.warn(`fault '${mode}' fired ${why} (engine ${engine})`);
-    switch (mode) {
-      case 'dead':
-        this.crash('injected fault (--mock-fault dead)');
-        return;
-      case 'silent':
-        this.silent = true;
-        this.frozen = true;
-        return;
-      case 'garbage': {
-        const r = this.ranks.find((x) => x.engineIndex === engine);
-        for (let i = 0; i < this.args.garbageCount; i++) void r?.sendRaw([GARBAGE_FRAME]);
-        return;
-      }
-      case 'exit':
-        // Like SIGKILL/OOM: nothing is sent, nothing is closed.
-        process.kill(process.pid, 'SIGKILL');
-        return;
-    }
+  protected injectedDeath(reason: string): void {
+    this.crash(reason);
   }
 
   /** Graceful stop: the loops finish their iteration, each rank sends the sentinel, exit 0. */
-  private async shutdown(sig: string): Promise<void> {
+  protected async shutdown(sig: string): Promise<void> {
     if (this.stopped) return;
     this.logger.info(`${sig} received: shutting down (${this.ranks.reduce((n, r) => n + r.inFlight, 0)} in flight)`);
-    await this.die(0);
-  }
-
-  private finish(code: number): void {
-    this.stopped = true;
-    this.exitCode?.(code);
-    this.exitCode = null;
+    await this.die([tokenspeedDeathFrame()], 0);
   }
 }

@@ -3,7 +3,7 @@
  * Python shim can prepend without understanding the rest) or implied by the entry point a real
  * launcher would run (`-m tokenspeed.cli`, `ts serve`, …), so the engine argv can be forwarded as is.
  */
-import { ArgsError } from '../args.js';
+import { ArgsError } from '../mock-flags.js';
 
 export type MockBackend = 'vllm' | 'tokenspeed';
 

@@ -5,9 +5,9 @@
 import type { EngineClientApi } from '../../engine/client-types.js';
 import type { InferenceCall, InferenceHandler, RoutedWorker } from '../../gateway/route-deps.js';
 import type { Decoder } from '../detokenizer.js';
+import type { AsyncQueue } from '../async-queue.js';
 import { generate, type ChoiceSpec, type DecodeRules, type GenEvent } from '../generate.js';
 import { ApiError } from './errors.js';
-import { awaitFirstEvent } from './first-event.js';
 import { apiErrorResponse, streamError, submitError } from './respond-error.js';
 import { sseResponse } from './sse.js';
 
@@ -34,7 +34,7 @@ export async function runAndRespond<M>(spec: RunSpec<M>): Promise<Response> {
     done();
     call.signal.removeEventListener('abort', onClientGone);
   };
-  let events: AsyncIterable<GenEvent>;
+  let events: AsyncQueue<GenEvent>;
   try {
     events = generate({
       client: spec.client,
@@ -53,8 +53,11 @@ export async function runAndRespond<M>(spec: RunSpec<M>): Promise<Response> {
 
   if (spec.stream) {
     if (worker.runtime === 'tokenspeed') {
+      // TokenSpeed refuses what it cannot serve (logprobs without --enable-output-logprobs, a
+      // grammar without xgrammar, …) with an `abort` row before any token. Waiting for the first
+      // event keeps that a proper 4xx instead of an error frame after a committed 200.
       try {
-        events = await awaitFirstEvent(events);
+        await events.whenReady();
       } catch (err) {
         finish();
         throw streamError(err, worker.url);
@@ -68,7 +71,7 @@ export async function runAndRespond<M>(spec: RunSpec<M>): Promise<Response> {
         finish();
       }
     })();
-    return sseResponse(frames, () => abort.abort(), headers);
+    return sseResponse(frames, () => abort.abort(), headers, () => stream.size > 0);
   }
   try {
     return Response.json(await spec.collect(events, spec.meta), { headers });

@@ -10,13 +10,34 @@ export const SSE_HEADERS: Record<string, string> = {
   Connection: 'keep-alive',
 };
 
-export function sseResponse(frames: AsyncIterator<string>, onCancel: () => void, headers: Record<string, string>): Response {
+/** Frames coalesced into one write at most; keeps one busy stream from hogging the loop. */
+const MAX_BATCH_CHARS = 64 * 1024;
+
+/**
+ * `moreReady` says whether the next frame is already computable (its events are queued): those
+ * frames go out in the same write, so a burst of tokens costs one enqueue/read/write instead of one
+ * per token.
+ */
+export function sseResponse(
+  frames: AsyncIterator<string>,
+  onCancel: () => void,
+  headers: Record<string, string>,
+  moreReady: () => boolean = () => false,
+): Response {
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {
-        const r = await frames.next();
-        if (r.done) controller.close();
-        else controller.enqueue(encoder.encode(`data: ${r.value}\n\n`));
+        let out = '';
+        do {
+          const r = await frames.next();
+          if (r.done) {
+            if (out) controller.enqueue(encoder.encode(out));
+            controller.close();
+            return;
+          }
+          out += `data: ${r.value}\n\n`;
+        } while (out.length < MAX_BATCH_CHARS && moreReady());
+        controller.enqueue(encoder.encode(out));
       } catch (err) {
         controller.error(err);
       }
