@@ -2,10 +2,10 @@
  * `smg mock-engine`: a simulated headless vLLM engine for CI. Takes the argv a real vLLM headless
  * launch gets (so `smg serve` can start it in place of vLLM) plus `--mock-…` knobs.
  */
-import { createLogger } from '../util/logger.js';
 import { ArgsError, DEFAULT_TEXT, parseMockArgs } from './args.js';
 import { makeVllmCodec } from './codec.js';
 import { DEFAULT_MAX_MODEL_LEN, MockEngine } from './engine.js';
+import { mockLogger } from './lifecycle.js';
 import { runTokenSpeedMockEngine } from './tokenspeed/cli.js';
 import { pickMockBackend } from './tokenspeed/select.js';
 
@@ -114,10 +114,5 @@ export async function runMockEngine(argv: string[]): Promise<number> {
     process.stdout.write(MOCK_ENGINE_HELP);
     return 0;
   }
-  const logger = createLogger({ level: args.logLevel ?? undefined });
-  if (args.ignored.length > 0) {
-    logger.warn(`ignoring engine flags the mock does not model: ${args.ignored.join(' ')}`);
-  }
-  if (!args.headless) logger.warn('--headless not given; the mock engine always runs headless');
-  return new MockEngine(args, logger, makeVllmCodec(args.lockstep)).run();
+  return new MockEngine(args, mockLogger(args), makeVllmCodec(args.lockstep)).run();
 }

@@ -3,7 +3,7 @@
  * fault modes that act the same on either wire, and death with a sentinel. Each engine supplies
  * its startup, its shutdown and its sentinel.
  */
-import type { Logger } from '../util/logger.js';
+import { createLogger, type Logger } from '../util/logger.js';
 import { GARBAGE_FRAME } from './codec.js';
 import { FaultTrigger } from './faults.js';
 import { StartupError } from './handshake.js';
@@ -109,4 +109,12 @@ export abstract class MockProcess<R extends RankSocketsHandle> {
         this.backendFault(mode);
     }
   }
+}
+
+/** A mock process's logger, after the warnings about argv the mock does not honour. */
+export function mockLogger(args: { logLevel: string | null; ignored: string[]; headless: boolean }): Logger {
+  const logger = createLogger({ level: args.logLevel ?? undefined });
+  if (args.ignored.length > 0) logger.warn(`ignoring engine flags the mock does not model: ${args.ignored.join(' ')}`);
+  if (!args.headless) logger.warn('--headless not given; the mock engine always runs headless');
+  return logger;
 }

@@ -1,16 +1,19 @@
 /**
  * Incremental detokenizer: generated ids in, text deltas out (ecosystem.md §3, request-pipeline.md
  * §7.2). Decoding one id at a time is wrong for byte-level BPE: an emoji or CJK character is often
- * split over several tokens, and a lone token decodes to U+FFFD. So text is emitted only once the
- * decode of a small window ends on a complete character.
+ * split over several tokens, and a lone token decodes to U+FFFD. So text is emitted only once it
+ * ends on a complete character.
  *
- * Window = ids from `prefixOffset` on. Its first `readIdx` ids were already emitted and decode to
- * `prefixText`; they stay as left context because SentencePiece-style decoders change a token's
- * text depending on what precedes it (the leading-space rule). Each step decodes only the window,
- * so the cost is O(window), not O(generated length).
+ * Two implementations behind one class, with the same output for the same ids and calls:
+ * - WindowDetokenizer works with any tokenizer by re-decoding a small window per step.
+ * - ByteLevelDetokenizer serves byte-level BPE tokenizers that expose a per-id byte table
+ *   (tokenizer/byte-level.ts): it feeds each id's bytes through a streaming UTF-8 decoder, so a
+ *   step costs a table lookup instead of two library decodes.
  */
+import { PIECE_SPECIAL, Utf8Stream, type ByteLevelVocab } from './tokenizer/byte-level.js';
 
 const REPLACEMENT = '\uFFFD';
+const REPLACEMENT_CODE = 0xfffd;
 
 /**
  * Held tokens after which text is emitted even if incomplete. A UTF-8 character spans at most
@@ -24,6 +27,11 @@ const CONTEXT_IDS = 5;
 
 export interface Decoder {
   decode(ids: readonly number[], skipSpecialTokens: boolean): string;
+  /**
+   * The tokenizer's byte-level table when its decoder is plain ByteLevel, else null. Optional so
+   * that any object with decode() still works (through the window path).
+   */
+  byteLevelVocab?(): ByteLevelVocab | null;
 }
 
 export interface DetokenizerOptions {
@@ -32,7 +40,52 @@ export interface DetokenizerOptions {
   promptIds?: readonly number[];
 }
 
+interface Strategy {
+  readonly windowSize: number;
+  push(id: number): string;
+  pushMany(ids: readonly number[]): string;
+  flush(): string;
+}
+
 export class IncrementalDetokenizer {
+  private readonly impl: Strategy;
+
+  constructor(tokenizer: Decoder, opts: DetokenizerOptions) {
+    const vocab = tokenizer.byteLevelVocab?.() ?? null;
+    this.impl = vocab ? new ByteLevelDetokenizer(vocab, tokenizer, opts) : new WindowDetokenizer(tokenizer, opts);
+  }
+
+  /** Ids currently kept for context plus held ids; stays small for well-formed output. */
+  get windowSize(): number {
+    return this.impl.windowSize;
+  }
+
+  /** Adds one generated id; returns the text it completes ('' while a character is incomplete). */
+  push(id: number): string {
+    return this.impl.push(id);
+  }
+
+  /** Adds several ids at once; the batch is emitted whole when it ends on a complete character. */
+  pushMany(ids: readonly number[]): string {
+    return this.impl.pushMany(ids);
+  }
+
+  /**
+   * End of generation: returns held text that is complete. Trailing bytes of a character the model
+   * never finished are dropped (request-pipeline.md §6.2) rather than shown as U+FFFD.
+   */
+  flush(): string {
+    return this.impl.flush();
+  }
+}
+
+/**
+ * Window = ids from `prefixOffset` on. Its first `readIdx` ids were already emitted and decode to
+ * `prefixText`; they stay as left context because SentencePiece-style decoders change a token's
+ * text depending on what precedes it (the leading-space rule). Each step decodes only the window,
+ * so the cost is O(window), not O(generated length).
+ */
+class WindowDetokenizer implements Strategy {
   private readonly skip: boolean;
   private window: number[];
   private readIdx: number;
@@ -49,7 +102,6 @@ export class IncrementalDetokenizer {
     this.prefixText = this.decode(this.window);
   }
 
-  /** Ids currently kept for context plus held ids; stays small for well-formed output. */
   get windowSize(): number {
     return this.window.length;
   }
@@ -69,7 +121,6 @@ export class IncrementalDetokenizer {
     return text;
   }
 
-  /** Adds one generated id; returns the text it completes ('' while a character is incomplete). */
   push(id: number): string {
     this.window.push(id);
     const full = this.decode(this.window);
@@ -78,7 +129,6 @@ export class IncrementalDetokenizer {
     return '';
   }
 
-  /** Adds several ids with one decode when the batch ends on a complete character. */
   pushMany(ids: readonly number[]): string {
     if (ids.length === 1) return this.push(ids[0]);
     if (ids.length === 0) return '';
@@ -93,10 +143,6 @@ export class IncrementalDetokenizer {
     return text;
   }
 
-  /**
-   * End of generation: returns held text that is complete. Trailing bytes of a character the model
-   * never finished are dropped (request-pipeline.md §6.2) rather than shown as U+FFFD.
-   */
   flush(): string {
     if (this.window.length === this.readIdx) return '';
     let full = this.decode(this.window);
@@ -107,6 +153,109 @@ export class IncrementalDetokenizer {
     this.window = [];
     this.readIdx = 0;
     this.prefixText = '';
+    return text;
+  }
+}
+
+/**
+ * The window path's rules restated on a byte stream. Byte-level decoding has no left context:
+ * while the window's context ends on a complete character (the normal state), the window's
+ * decode is the context's text followed by the decode of the held ids alone. So `held` (text of
+ * the held ids decoded so far) plus whether `utf8` has a character open is all the window path
+ * looks at: it commits when that decode is non-empty and does not end in U+FFFD, or after
+ * MAX_HELD ids. The left-context ids are not needed, so the prompt is ignored.
+ *
+ * One state is not covered: a commit forced by MAX_HELD while a character is open leaves the
+ * window's context ending mid-character, and what the window path then emits depends on exactly
+ * which ids that context holds (it can even split a surrogate pair). That needs 17 ids without a
+ * complete character, i.e. broken output, so rather than model it this hands over to a
+ * WindowDetokenizer in the same state. A prompt whose last ids end mid-character starts there too.
+ */
+class ByteLevelDetokenizer implements Strategy {
+  private readonly skipMask: number;
+  private readonly utf8 = new Utf8Stream();
+  /** Scratch copy of `utf8` to undo a batch that turns out to end held. */
+  private readonly saved = new Utf8Stream();
+  private held = '';
+  private heldIds = 0;
+  /** The last CONTEXT_IDS ids pushed one at a time, as a ring, for the handover. */
+  private readonly recent: number[] = new Array<number>(CONTEXT_IDS).fill(0);
+  private recentPos = 0;
+  private window: WindowDetokenizer | null = null;
+
+  constructor(
+    private readonly vocab: ByteLevelVocab,
+    private readonly tokenizer: Decoder,
+    private readonly opts: DetokenizerOptions,
+  ) {
+    this.skipMask = opts.skipSpecialTokens ? PIECE_SPECIAL : 0;
+    const prompt = opts.promptIds ?? [];
+    const context = prompt.slice(Math.max(0, prompt.length - CONTEXT_IDS));
+    if (vocab.endsOpen(context, opts.skipSpecialTokens)) this.window = new WindowDetokenizer(tokenizer, opts);
+  }
+
+  get windowSize(): number {
+    return this.window ? this.window.windowSize : this.heldIds;
+  }
+
+  /** Whether the held text is what the window path would commit now. */
+  private committable(): boolean {
+    const held = this.held;
+    return !this.utf8.pending && held.length !== 0 && held.charCodeAt(held.length - 1) !== REPLACEMENT_CODE;
+  }
+
+  private take(): string {
+    const text = this.held;
+    this.held = '';
+    this.heldIds = 0;
+    return text;
+  }
+
+  push(id: number): string {
+    if (this.window) return this.window.push(id);
+    this.recent[this.recentPos] = id;
+    this.recentPos = this.recentPos === CONTEXT_IDS - 1 ? 0 : this.recentPos + 1;
+    this.heldIds++;
+    this.held += this.vocab.feed(this.utf8, id, this.skipMask);
+    if (this.committable()) return this.take();
+    if (this.heldIds <= MAX_HELD) return '';
+    // Forced commit: the window path emits the held decode as is, open character as U+FFFD.
+    const open = this.utf8.pending;
+    const text = this.take() + this.utf8.end();
+    if (open) {
+      // The last 17 ids all came through here (a committed batch resets heldIds), so the ring
+      // holds exactly the context the window path keeps after this commit.
+      const context: number[] = [];
+      for (let i = 0; i < CONTEXT_IDS; i++) context.push(this.recent[(this.recentPos + i) % CONTEXT_IDS]);
+      this.window = new WindowDetokenizer(this.tokenizer, { ...this.opts, promptIds: context });
+    }
+    return text;
+  }
+
+  pushMany(ids: readonly number[]): string {
+    if (this.window) return this.window.pushMany(ids);
+    if (ids.length === 1) return this.push(ids[0]);
+    if (ids.length === 0) return '';
+    const held = this.held;
+    this.saved.copyFrom(this.utf8);
+    for (const id of ids) this.held += this.vocab.feed(this.utf8, id, this.skipMask);
+    if (this.committable()) return this.take();
+    // Like the window path: undo, then one id at a time so MAX_HELD applies per id.
+    this.held = held;
+    this.utf8.copyFrom(this.saved);
+    let text = '';
+    for (const id of ids) text += this.push(id);
+    return text;
+  }
+
+  flush(): string {
+    if (this.window) return this.window.flush();
+    if (this.heldIds === 0) return '';
+    const open = this.utf8.pending;
+    let text = this.take();
+    this.utf8.reset();
+    // The window path drops one trailing U+FFFD: the open character's, else a decoded one.
+    if (!open && text.charCodeAt(text.length - 1) === REPLACEMENT_CODE) text = text.slice(0, -1);
     return text;
   }
 }

@@ -13,10 +13,10 @@ import {
   placements,
   startGateway,
   startRanks,
-  waitFor,
   workers,
   type Gateway,
 } from './support/grouped-rig.js';
+import { waitFor } from './support/proc.js';
 
 const running: { stop(): Promise<unknown> }[] = [];
 const track = <T extends { stop(): Promise<unknown> }>(p: T): T => (running.push(p), p);

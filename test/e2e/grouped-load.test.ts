@@ -13,11 +13,11 @@ import {
   placements,
   startGateway,
   startRanks,
-  waitFor,
   waitReady,
   type EngineView,
   type Gateway,
 } from './support/grouped-rig.js';
+import { waitFor } from './support/proc.js';
 
 const SLOW = ['--mock-token-delay-ms', '30'];
 

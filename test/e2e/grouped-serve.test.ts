@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MockEngineProcess, freeTcpPort } from '../../src/mock-engine/spawn.js';
-import { TINY_MODEL, complete, perRank, placements, waitFor, workers, type Gateway } from './support/grouped-rig.js';
-
-const ROOT = join(import.meta.dirname, '..', '..');
+import { complete, perRank, placements, workers, type Gateway } from './support/grouped-rig.js';
+import { SMG_BIN, TINY_MODEL, waitFor, waitForOk } from './support/proc.js';
+import { MOCK_PYTHON } from './support/serve-kit.js';
 
 interface Served {
   gw: Gateway;
@@ -30,8 +30,8 @@ async function serve(serveArgs: string[], engineArgs: string[]): Promise<Served>
   await chmod(dir, 0o700);
   const [port, mport] = [await freeTcpPort(), await freeTcpPort()];
   const argv = [
-    join(ROOT, 'bin', 'smg.js'), 'serve', '--backend', 'vllm', '--connection-mode', 'zmq',
-    '--python', join(ROOT, 'bin', 'mock-python'), '--model', TINY_MODEL,
+    SMG_BIN, 'serve', '--backend', 'vllm', '--connection-mode', 'zmq',
+    '--python', MOCK_PYTHON, '--model', TINY_MODEL,
     '--host', '127.0.0.1', '--port', String(port),
     '--router-prometheus-host', '127.0.0.1', '--router-prometheus-port', String(mport),
     '--router-drain-settle-secs', '0', '--router-shutdown-grace-period-secs', '1',
@@ -54,7 +54,7 @@ async function serve(serveArgs: string[], engineArgs: string[]): Promise<Served>
   };
   const served = { gw, proc };
   started.push(served);
-  await waitFor('serve readiness', async () => ((await fetch(`${gw.base}/readiness`)).ok ? true : undefined), 30_000, () => proc.output());
+  await waitForOk('serve readiness', `${gw.base}/readiness`, 30_000, { detail: () => proc.output() });
   return served;
 }
 

@@ -12,11 +12,11 @@ import {
   placements,
   startGateway,
   startTsEngines,
-  waitFor,
   waitReady,
   workers,
   type Gateway,
 } from './support/grouped-rig.js';
+import { waitFor } from './support/proc.js';
 
 const stops: (() => Promise<unknown>)[] = [];
 

@@ -13,11 +13,11 @@ import {
   placements,
   startGateway,
   startRanks,
-  waitFor,
   waitReady,
   workers,
   type Gateway,
 } from './support/grouped-rig.js';
+import { waitFor } from './support/proc.js';
 
 // 30 tokens at 40 ms: a request stays in flight ~1.2 s, long enough to watch it on /workers.
 const TOKEN_DELAY_MS = 40;

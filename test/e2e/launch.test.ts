@@ -3,60 +3,17 @@
  * pending → ready on handshake, readiness, the worker API, metrics, kill -9 and restart of an
  * engine (timed), removal releasing sockets, and SIGTERM → 143.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handshakePortFor } from '../../src/engine/fnv-port.js';
-
-const SMG = join(import.meta.dirname, '..', '..', 'bin', 'smg.js');
-
-interface Proc {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
-function run(args: string[]): Proc {
-  const child = spawn(process.execPath, [SMG, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code, sig) => resolve(code ?? (sig ? -1 : null))));
-  return { child, output: () => out, exited };
-}
+import { freeTcpPort, headlessServeArgv } from '../../src/mock-engine/spawn.js';
+import { runSmg, waitFor, waitForOk, type Proc } from './support/proc.js';
 
 function mockEngine(port: number): Proc {
-  return run([
-    'mock-engine', 'serve', 'mock-model', '--headless',
-    '--data-parallel-size', '1', '--data-parallel-size-local', '1',
-    '--data-parallel-address', '127.0.0.1', '--data-parallel-rpc-port', String(port),
-  ]);
-}
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000, stepMs = 20): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v !== undefined) return v;
-    } catch {
-      // not up yet
-    }
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, stepMs));
-  }
+  return runSmg(['mock-engine', ...headlessServeArgv('mock-model', 1, port)]);
 }
 
 interface WorkerEntry {
@@ -80,15 +37,15 @@ describe('smg launch (e2e)', () => {
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'smg-e2e-'));
-    const [port, mport] = [await freePort(), await freePort()];
+    const [port, mport] = [await freeTcpPort(), await freeTcpPort()];
     base = `http://127.0.0.1:${port}`;
     metricsUrl = `http://127.0.0.1:${mport}/metrics`;
-    gateway = run([
+    gateway = runSmg([
       'launch', '--worker-urls', workerUrl(), '--backend', 'vllm', '--model-path', 'mock-model',
       '--host', '127.0.0.1', '--port', String(port), '--prometheus-host', '127.0.0.1', '--prometheus-port', String(mport),
       '--disable-tokenizer-autoload', '--drain-settle-secs', '0', '--policy', 'round_robin',
     ]);
-    await waitFor('gateway liveness', async () => ((await fetch(`${base}/liveness`)).ok ? true : undefined));
+    await waitForOk('gateway liveness', `${base}/liveness`);
   });
 
   afterAll(async () => {
@@ -127,7 +84,7 @@ describe('smg launch (e2e)', () => {
     const engine = engines.pop()!;
     const t0 = performance.now();
     engine.child.kill('SIGKILL');
-    await waitFor('worker leaves ready', async () => ((await statusOf(workerUrl())) !== 'ready' ? true : undefined), 10_000, 5);
+    await waitFor('worker leaves ready', async () => ((await statusOf(workerUrl())) !== 'ready' ? true : undefined), 10_000, { stepMs: 5 });
     const leftMs = performance.now() - t0;
     console.log(`[measure] kill -9 → worker not ready: ${leftMs.toFixed(0)} ms`);
     expect(leftMs).toBeLessThan(2000);
@@ -143,7 +100,7 @@ describe('smg launch (e2e)', () => {
 
   it('POST adds a worker with a fixed handshake address; DELETE drains it and releases its sockets', async () => {
     const url = `ipc://${dir}/engine-api`;
-    const hsPort = await freePort();
+    const hsPort = await freeTcpPort();
     const post = await fetch(`${base}/workers`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
@@ -170,7 +127,7 @@ describe('smg launch (e2e)', () => {
 
   it('DELETE during a handshake aborts it, so the same URL registers again at once', async () => {
     const url = `ipc://${dir}/engine-rebind`;
-    const hsPort = await freePort();
+    const hsPort = await freeTcpPort();
     const body = JSON.stringify({ url, runtime_type: 'vllm', zmq_handshake_address: `tcp://127.0.0.1:${hsPort}` });
     const post = (u: string) => fetch(u, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body });
     const { worker_id: id } = (await (await post(`${base}/workers`)).json()) as { worker_id: string };
@@ -189,7 +146,9 @@ describe('smg launch (e2e)', () => {
     expect(existsSync(`${dir}/engine-0-in.sock`)).toBe(true);
     const t0 = performance.now();
     gateway.child.kill('SIGTERM');
+    // 143 as an exit code: the gateway handled SIGTERM rather than dying of it.
     expect(await gateway.exited).toBe(143);
+    expect(gateway.child.signalCode).toBeNull();
     console.log(`[measure] SIGTERM → exit: ${(performance.now() - t0).toFixed(0)} ms`);
     expect(existsSync(`${dir}/engine-0-in.sock`)).toBe(false);
     expect(existsSync(`${dir}/engine-0-out.sock`)).toBe(false);

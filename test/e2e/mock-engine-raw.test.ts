@@ -3,115 +3,43 @@
  * the real gateway never would — malformed ADDs, duplicate ids, 0x04, utility calls, hand-timed
  * waves — and reads the exact envelopes back.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Pull, Router } from 'zeromq';
-import { engineIdFor } from '../../src/engine/engine-id.js';
-import { decodeStatusMessage, encodeInit } from '../../src/engine/handshake-messages.js';
+import { decodeStatusMessage } from '../../src/engine/handshake-messages.js';
 import { ENGINE_CORE_DEAD, encodeAbort, encodeUtility } from '../../src/engine/dialects/vllm/index.js';
 import { decodeMsgpack } from '../../src/engine/msgpack/reader.js';
 import { encodeWith } from '../../src/engine/msgpack/writer.js';
-import { freeTcpPort, spawnMockEngine, type MockEngineProcess } from '../../src/mock-engine/spawn.js';
+import { spawnMockEngine } from '../../src/mock-engine/spawn.js';
+import { RawFrontend, RawRigs, type RawRig } from './support/raw-frontend.js';
 
 type Envelope = [number, unknown[][], Record<string, unknown> | null, number, unknown, string[] | null, number | null, number | null];
 
-class RawFrontend {
-  readonly hs = new Router({ linger: 0, receiveTimeout: 15_000 });
-  readonly input = new Router({ linger: 0, receiveTimeout: 15_000 });
-  readonly output = new Pull({ linger: 0 });
+class VllmFrontend extends RawFrontend {
+  /** READY status maps by rank. */
   readonly ready = new Map<number, Record<string, unknown>>();
-  readonly registrations = new Map<number, Record<string, unknown>>();
-  private inbox: Buffer[][] = [];
-  private waiter: (() => void) | null = null;
-  private dir = '';
-  private closed = false;
 
-  async bind(port: number): Promise<void> {
-    this.dir = await mkdtemp(join(tmpdir(), 'smg-mock-raw-'));
-    await this.input.bind(`ipc://${this.dir}/in.sock`);
-    await this.output.bind(`ipc://${this.dir}/out.sock`);
-    await this.hs.bind(`tcp://127.0.0.1:${port}`);
+  constructor() {
+    super('smg-mock-raw-');
   }
 
-  async handshake(n: number): Promise<void> {
-    while (this.ready.size < n) {
-      const [id, payload] = await this.hs.receive();
-      const msg = decodeStatusMessage(payload);
-      const rank = id.readUInt16LE(0);
-      if (msg.status === 'HELLO') await this.hs.send([id, encodeInit(`ipc://${this.dir}/in.sock`, `ipc://${this.dir}/out.sock`)]);
-      else this.ready.set(rank, msg.raw);
-    }
-    while (this.registrations.size < n) {
-      const [id, payload] = await this.input.receive();
-      this.registrations.set(id.readUInt16LE(0), decodeMsgpack(payload) as Record<string, unknown>);
-    }
-    void this.pump();
+  protected onStatus(id: Buffer, payload: Buffer): boolean {
+    const msg = decodeStatusMessage(payload);
+    if (msg.status === 'HELLO') return true;
+    this.ready.set(id.readUInt16LE(0), msg.raw);
+    return false;
   }
 
-  private async pump(): Promise<void> {
-    while (!this.closed) {
-      try {
-        this.inbox.push(await this.output.receive());
-      } catch {
-        return;
-      }
-      this.waiter?.();
-    }
+  protected readyCount(): number {
+    return this.ready.size;
   }
 
-  async send(rank: number, frames: Buffer[]): Promise<void> {
-    await this.input.send([engineIdFor(rank), ...frames]);
-  }
-
-  /** The next output message (raw frames). */
-  async next(timeoutMs = 5000): Promise<Buffer[]> {
-    const deadline = Date.now() + timeoutMs;
-    while (this.inbox.length === 0) {
-      const left = deadline - Date.now();
-      if (left <= 0) throw new Error('no output message in time');
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, left);
-        this.waiter = () => {
-          clearTimeout(t);
-          resolve();
-        };
-      });
-      this.waiter = null;
-    }
-    return this.inbox.shift() as Buffer[];
-  }
-
-  async nextEnvelope(timeoutMs?: number): Promise<Envelope> {
-    return decodeMsgpack((await this.next(timeoutMs))[0]) as Envelope;
+  nextEnvelope(timeoutMs?: number): Promise<Envelope> {
+    return this.nextDecoded<Envelope>(timeoutMs);
   }
 
   /** Envelopes until `pred` holds for one of them (that one included). */
-  async until(pred: (e: Envelope) => boolean, timeoutMs = 5000): Promise<Envelope[]> {
-    const seen: Envelope[] = [];
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const e = await this.nextEnvelope(Math.max(1, deadline - Date.now()));
-      seen.push(e);
-      if (pred(e)) return seen;
-    }
-  }
-
-  /** True when nothing arrives for `ms`. */
-  async quietFor(ms: number): Promise<boolean> {
-    try {
-      await this.next(ms);
-      return false;
-    } catch {
-      return true;
-    }
-  }
-
-  async close(): Promise<void> {
-    this.closed = true;
-    for (const s of [this.hs, this.input, this.output]) if (!s.closed) s.close();
-    if (this.dir) await rm(this.dir, { recursive: true, force: true });
+  until(pred: (e: Envelope) => boolean, timeoutMs?: number): Promise<Envelope[]> {
+    return this.collectUntil(pred, timeoutMs);
   }
 }
 
@@ -129,29 +57,13 @@ const tokensOf = (envs: Envelope[], id: string): number[] =>
 const finishOf = (e: Envelope, id: string): number | null | undefined => e[1].find((o) => o[0] === id)?.[5] as number | null | undefined;
 const finished = (id: string) => (e: Envelope) => e[1].some((o) => o[0] === id && o[5] !== null);
 
-interface RawRig {
-  fe: RawFrontend;
-  engine: MockEngineProcess;
-}
-const rigs: RawRig[] = [];
+const rigs = new RawRigs<VllmFrontend>();
 
-async function start(ranks: number, args: string[] = [], model?: string): Promise<RawRig> {
-  const port = await freeTcpPort();
-  const fe = new RawFrontend();
-  await fe.bind(port);
-  const engine = spawnMockEngine({ port, ranks, model, args: ['--mock-log-requests', ...args] });
-  const rig = { fe, engine };
-  rigs.push(rig);
-  await fe.handshake(ranks);
-  return rig;
+function start(ranks: number, args: string[] = [], model?: string): Promise<RawRig<VllmFrontend>> {
+  return rigs.start(new VllmFrontend(), (port) => spawnMockEngine({ port, ranks, model, args: ['--mock-log-requests', ...args] }), ranks);
 }
 
-afterEach(async () => {
-  for (const r of rigs.splice(0)) {
-    await r.engine.stop();
-    await r.fe.close();
-  }
-});
+afterEach(() => rigs.stopAll());
 
 describe('mock-engine on the raw wire', () => {
   it('sends real-engine envelopes: events + prefill_stats first, full scheduler_stats every step', async () => {

@@ -13,6 +13,7 @@ import { connectEngineClient, type EngineClient } from '../../src/engine/engine-
 import type { EngineRequest, SamplingSpec } from '../../src/engine/types.js';
 import { freeTcpPort, spawnMockEngine, spawnMockEngineArgv, headlessServeArgv, type MockEngineProcess } from '../../src/mock-engine/spawn.js';
 import { createLogger, silentLogger } from '../../src/util/logger.js';
+import { samplingSpec } from '../support/sampling.js';
 
 interface Rig {
   engine: MockEngineProcess;
@@ -58,30 +59,7 @@ afterEach(async () => {
 });
 
 function sampling(over: Partial<SamplingSpec> = {}): SamplingSpec {
-  return {
-    temperature: 0,
-    topP: 1,
-    topK: 0,
-    minP: 0,
-    presencePenalty: 0,
-    frequencyPenalty: 0,
-    repetitionPenalty: 1,
-    seed: null,
-    maxTokens: 8,
-    minTokens: 0,
-    stopTokenIds: [],
-    eosTokenId: null,
-    allStopTokenIds: [],
-    ignoreEos: false,
-    logprobs: null,
-    promptLogprobs: null,
-    logitBias: null,
-    allowedTokenIds: null,
-    badWordsTokenIds: null,
-    structured: null,
-    skipSpecialTokens: true,
-    ...over,
-  };
+  return samplingSpec({ temperature: 0, maxTokens: 8, ...over });
 }
 
 let seq = 0;

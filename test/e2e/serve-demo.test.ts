@@ -3,7 +3,8 @@
  * the bundled Qwen3 tokenizer, one chat completion, a clean shutdown, exit 0 — in a few seconds.
  */
 import { describe, expect, it } from 'vitest';
-import { isGone, runSmg } from './serve-kit.js';
+import { runSmg } from './support/proc.js';
+import { isGone } from './support/serve-kit.js';
 
 describe('smg demo (e2e)', () => {
   it('serves one chat completion on a mock engine and shuts down cleanly', async () => {

@@ -5,7 +5,8 @@
  */
 import OpenAI from 'openai';
 import { afterAll, describe, expect, it } from 'vitest';
-import { isGone, launchedPids, readiness, serveOnMocks, TINY_MODEL, waitFor, workerStatus, type ServeRun } from './serve-kit.js';
+import { TINY_MODEL, waitFor } from './support/proc.js';
+import { isGone, launchedPids, readiness, serveOnMocks, workerStatus, type ServeRun } from './support/serve-kit.js';
 
 const BASE_PORT = 43000;
 
@@ -23,7 +24,7 @@ describe('smg serve --restart-engines (e2e)', () => {
 
     const t0 = performance.now();
     process.kill(first.pid, 'SIGKILL');
-    await waitFor('worker leaves ready', async () => ((await workerStatus(run.base, url)) !== 'ready' ? true : undefined), 5000, 5);
+    await waitFor('worker leaves ready', async () => ((await workerStatus(run.base, url)) !== 'ready' ? true : undefined), 5000, { stepMs: 5 });
     const leftMs = performance.now() - t0;
     await waitFor('worker ready again', async () => ((await workerStatus(run.base, url)) === 'ready' ? true : undefined), 15_000);
     console.log(`[measure] kill -9 → not ready ${leftMs.toFixed(0)} ms; → ready again (1 s backoff + restart + rebind) ${(performance.now() - t0).toFixed(0)} ms`);

@@ -7,7 +7,8 @@
 import OpenAI from 'openai';
 import { afterAll, describe, expect, it } from 'vitest';
 import { handshakePortFor } from '../../src/engine/fnv-port.js';
-import { isGone, launchedPids, MOCK_PYTHON, readiness, serveOnMocks, TINY_MODEL, waitFor, type ServeRun } from './serve-kit.js';
+import { TINY_MODEL, waitFor } from './support/proc.js';
+import { isGone, launchedPids, MOCK_PYTHON, readiness, serveOnMocks, type ServeRun } from './support/serve-kit.js';
 
 const BASE_PORT = 44000;
 

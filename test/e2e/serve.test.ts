@@ -8,18 +8,8 @@ import { readdir } from 'node:fs/promises';
 import OpenAI from 'openai';
 import { afterAll, describe, expect, it } from 'vitest';
 import { handshakePortFor } from '../../src/engine/fnv-port.js';
-import {
-  isGone,
-  launchedPids,
-  MOCK_PYTHON,
-  readiness,
-  runSmg,
-  serveOnMocks,
-  TINY_MODEL,
-  waitFor,
-  workerStatus,
-  type ServeRun,
-} from './serve-kit.js';
+import { runSmg, TINY_MODEL, waitFor } from './support/proc.js';
+import { isGone, launchedPids, MOCK_PYTHON, readiness, serveOnMocks, workerStatus, type ServeRun } from './support/serve-kit.js';
 
 const BASE_PORT = 41000;
 

@@ -5,9 +5,10 @@
  * disconnect ends the request locally (TokenSpeed never answers ABORT), and client rids are not
  * reused on the wire.
  */
-import OpenAI, { type APIError } from 'openai';
+import type OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addedRequests, engineLines, startTsRig, TS_TEXT, waitFor, waitForEngineLine, type TsRig } from './tokenspeed-rig.js';
+import { waitFor } from './support/proc.js';
+import { addedRequests, engineLines, rejection, startTsRig, TS_TEXT, waitForEngineLine, type TsRig } from './support/tokenspeed-rig.js';
 
 let rig: TsRig;
 beforeAll(async () => {
@@ -19,15 +20,6 @@ afterAll(async () => {
 
 const user = (content: string) => [{ role: 'user' as const, content }];
 const ADMISSION = 'TokenSpeed rejected the request at admission';
-
-async function rejection(p: Promise<unknown>): Promise<APIError> {
-  const err = await p.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(OpenAI.APIError);
-  return err as APIError;
-}
 
 /** Raw SSE, to see exactly what a streaming client receives. */
 async function rawStream(path: string, body: Record<string, unknown>): Promise<{ status: number; text: string }> {

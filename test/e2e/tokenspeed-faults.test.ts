@@ -7,7 +7,8 @@
 import OpenAI, { type APIError } from 'openai';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTsRig, TS_TEXT, waitFor, type TsRig } from './tokenspeed-rig.js';
+import { waitForOk } from './support/proc.js';
+import { startTsRig, TS_TEXT, type TsRig } from './support/tokenspeed-rig.js';
 
 let rig: TsRig;
 const SLOW = ['--mock-token-delay-ms', '10'];
@@ -48,8 +49,9 @@ async function longStream(): Promise<{ done: Promise<{ error: Error | null; chun
 }
 
 async function ready(): Promise<void> {
-  await waitFor('gateway ready again', async () => ((await fetch(`${rig.gatewayURL}/readiness`)).ok ? true : undefined), 15_000,
-    () => `${rig.gateway.output()}\n${rig.engine.output()}`);
+  await waitForOk('gateway ready again', `${rig.gatewayURL}/readiness`, 15_000, {
+    detail: () => `${rig.gateway.output()}\n${rig.engine.output()}`,
+  });
 }
 
 describe('TokenSpeed engine death', () => {

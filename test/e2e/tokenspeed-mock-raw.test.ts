@@ -3,11 +3,8 @@
  * ROUTER/ROUTER/PULL) checks the handshake bytes, identities, registration, batch layout and
  * cadence, EOS handling, admission aborts, silent ABORT, dropped garbage and the death sentinel.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Pull, Router } from 'zeromq';
+import { Router } from 'zeromq';
 import {
   defaultSamplingParams,
   encodeTokenSpeedAbort,
@@ -17,115 +14,44 @@ import {
   normalizeTokenSpeedSampling,
   type TsSamplingParams,
 } from '../../src/engine/dialects/tokenspeed/index.js';
-import { encodeInit } from '../../src/engine/handshake-messages.js';
 import { decodeMsgpack } from '../../src/engine/msgpack/reader.js';
 import { encodeWith } from '../../src/engine/msgpack/writer.js';
-import { freeTcpPort, spawnMockEngineArgv, type MockEngineProcess } from '../../src/mock-engine/spawn.js';
+import { freeTcpPort, spawnMockEngineArgv } from '../../src/mock-engine/spawn.js';
+import { RawFrontend, RawRigs, type RawRig } from './support/raw-frontend.js';
 
 type Batch = unknown[];
 
-class RawFrontend {
-  readonly hs = new Router({ linger: 0, receiveTimeout: 15_000 });
-  readonly input = new Router({ linger: 0, receiveTimeout: 15_000 });
-  readonly output = new Pull({ linger: 0 });
+class TsFrontend extends RawFrontend {
   readonly hellos: Buffer[] = [];
   readonly readies: Buffer[] = [];
-  readonly registrations = new Map<number, Record<string, unknown>>();
+  /** Identities in HELLO order. */
   readonly identities: number[] = [];
-  private inbox: Buffer[][] = [];
-  private waiter: (() => void) | null = null;
-  private dir = '';
-  private closed = false;
 
-  get dirPath(): string {
-    return this.dir;
+  constructor() {
+    super('smg-ts-raw-');
   }
 
-  async bind(port: number): Promise<void> {
-    this.dir = await mkdtemp(join(tmpdir(), 'smg-ts-raw-'));
-    await this.input.bind(`ipc://${this.dir}/in.sock`);
-    await this.output.bind(`ipc://${this.dir}/out.sock`);
-    await this.hs.bind(`tcp://127.0.0.1:${port}`);
-  }
-
-  async handshake(n: number): Promise<void> {
-    while (this.readies.length < n) {
-      const [id, payload] = await this.hs.receive();
-      if (payload.equals(encodeTokenSpeedHello())) {
-        this.hellos.push(payload);
-        this.identities.push(id.readUInt16LE(0));
-        await this.hs.send([id, encodeInit(`ipc://${this.dir}/in.sock`, `ipc://${this.dir}/out.sock`)]);
-      } else this.readies.push(payload);
+  protected onStatus(id: Buffer, payload: Buffer): boolean {
+    if (!payload.equals(encodeTokenSpeedHello())) {
+      this.readies.push(payload);
+      return false;
     }
-    while (this.registrations.size < n) {
-      const [id, payload] = await this.input.receive();
-      this.registrations.set(id.readUInt16LE(0), decodeMsgpack(payload) as Record<string, unknown>);
-    }
-    void this.pump();
+    this.hellos.push(payload);
+    this.identities.push(id.readUInt16LE(0));
+    return true;
   }
 
-  private async pump(): Promise<void> {
-    while (!this.closed) {
-      try {
-        this.inbox.push(await this.output.receive());
-      } catch {
-        return;
-      }
-      this.waiter?.();
-    }
+  protected readyCount(): number {
+    return this.readies.length;
   }
 
-  async send(engine: number, frames: Buffer[]): Promise<void> {
-    const id = Buffer.alloc(2);
-    id.writeUInt16LE(engine, 0);
-    await this.input.send([id, ...frames]);
-  }
-
-  async next(timeoutMs = 5000): Promise<Buffer[]> {
-    const deadline = Date.now() + timeoutMs;
-    while (this.inbox.length === 0) {
-      const left = deadline - Date.now();
-      if (left <= 0) throw new Error('no output message in time');
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, left);
-        this.waiter = () => {
-          clearTimeout(t);
-          resolve();
-        };
-      });
-      this.waiter = null;
-    }
-    return this.inbox.shift() as Buffer[];
-  }
-
-  async nextBatch(timeoutMs?: number): Promise<Batch> {
-    return decodeMsgpack((await this.next(timeoutMs))[0]) as Batch;
+  nextBatch(timeoutMs?: number): Promise<Batch> {
+    return this.nextDecoded<Batch>(timeoutMs);
   }
 
   /** Batches until one carries a terminal row for `rid` (that one included). */
-  async untilDone(rid: string, timeoutMs = 5000): Promise<Batch[]> {
-    const seen: Batch[] = [];
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const b = await this.nextBatch(Math.max(1, deadline - Date.now()));
-      seen.push(b);
-      if (rowsOf([b], rid).some((r) => r.finish !== '')) return seen;
-    }
-  }
-
-  async quietFor(ms: number): Promise<boolean> {
-    try {
-      await this.next(ms);
-      return false;
-    } catch {
-      return true;
-    }
-  }
-
-  async close(): Promise<void> {
-    this.closed = true;
-    for (const s of [this.hs, this.input, this.output]) if (!s.closed) s.close();
-    if (this.dir) await rm(this.dir, { recursive: true, force: true });
+  untilDone(rid: string, timeoutMs?: number): Promise<Batch[]> {
+    return this.collectUntil<Batch>((b) => rowsOf([b], rid).some((r) => r.finish !== ''), timeoutMs);
   }
 }
 
@@ -174,34 +100,19 @@ function add(
   return [Buffer.from([0x00]), payload];
 }
 
-interface RawRig {
-  fe: RawFrontend;
-  engine: MockEngineProcess;
-}
-const rigs: RawRig[] = [];
+const rigs = new RawRigs<TsFrontend>();
 
 /** Count mode (ids 100, 101, …) with EOS 105 unless the test overrides it. */
-async function start(extra: string[] = [], ranks = 1): Promise<RawRig> {
-  const port = await freeTcpPort();
-  const fe = new RawFrontend();
-  await fe.bind(port);
-  const engine = spawnMockEngineArgv([
+function start(extra: string[] = [], ranks = 1): Promise<RawRig<TsFrontend>> {
+  const argv = (port: number) => [
     '--backend', 'tokenspeed', 'serve', '--headless', '--model', 'mock-model',
     '--data-parallel-address', '127.0.0.1', '--data-parallel-rpc-port', String(port),
     '--mock-log-requests', '--mock-mode', 'count', '--mock-eos-token-ids', '105', ...extra,
-  ]);
-  const rig = { fe, engine };
-  rigs.push(rig);
-  await fe.handshake(ranks);
-  return rig;
+  ];
+  return rigs.start(new TsFrontend(), (port) => spawnMockEngineArgv(argv(port)), ranks);
 }
 
-afterEach(async () => {
-  for (const r of rigs.splice(0)) {
-    await r.engine.stop();
-    await r.fe.close();
-  }
-});
+afterEach(() => rigs.stopAll());
 
 describe('TokenSpeed mock engine on the raw wire', () => {
   it('handshakes as TokenSpeed: identities base+rank, 4-key HELLO/READY, 19-key registration', async () => {
@@ -332,11 +243,11 @@ describe('TokenSpeed mock engine on the raw wire', () => {
 
   it('INIT: reads the last frame and needs only addresses; empty data-plane lists exit 1 after READY, without a sentinel', async () => {
     const port = await freeTcpPort();
-    const fe = new RawFrontend();
+    const fe = new TsFrontend();
     await fe.bind(port);
     const argv = (p: number) => ['--backend', 'tokenspeed', 'serve', '--model', 'm', '--data-parallel-rpc-port', String(p), '--mock-mode', 'count'];
     const ok = spawnMockEngineArgv(argv(port));
-    rigs.push({ fe, engine: ok });
+    rigs.track({ fe, engine: ok });
     const [id] = await fe.hs.receive();
     const init = encodeWith((w) => w.mapHeader(1).str('addresses').mapHeader(2)
       .str('inputs').strArray([`ipc://${fe.dirPath}/in.sock`]).str('outputs').strArray([`ipc://${fe.dirPath}/out.sock`]));

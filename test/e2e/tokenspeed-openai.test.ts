@@ -4,10 +4,11 @@
  * logprobs on). The engine stops at its own EOS (read from the model dir) and keeps it in
  * output_ids; the gateway must count it and never show it.
  */
-import OpenAI, { type APIError } from 'openai';
+import type OpenAI from 'openai';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addedRequests, chatPrompt, encode, engineLines, startTsRig, TS_TEXT, waitForEngineLine, type TsRig } from './tokenspeed-rig.js';
+import { chatPrompt, encode } from './support/qwen.js';
+import { addedRequests, engineLines, rejection, startTsRig, TS_TEXT, waitForEngineLine, type TsRig } from './support/tokenspeed-rig.js';
 
 let rig: TsRig;
 beforeAll(async () => {
@@ -28,15 +29,6 @@ async function collect<T>(stream: AsyncIterable<T>): Promise<T[]> {
 
 const text = (chunks: ChatCompletionChunk[], index = 0) =>
   chunks.flatMap((c) => c.choices.filter((ch) => ch.index === index).map((ch) => ch.delta.content ?? '')).join('');
-
-async function rejection(p: Promise<unknown>): Promise<APIError> {
-  const err = await p.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(OpenAI.APIError);
-  return err as APIError;
-}
 
 describe('TokenSpeed: chat and completions', () => {
   it('non-stream chat: the engine stops at its own EOS, which is counted but not shown; no EOS is sent', async () => {

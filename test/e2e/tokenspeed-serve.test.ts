@@ -12,9 +12,10 @@ import OpenAI, { type APIError } from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freeTcpPort } from '../../src/mock-engine/spawn.js';
 import { TS_DEFAULT_TEXT } from '../../src/mock-engine/tokenspeed/engine.js';
-import { killProc, qwenModelDir, runSmg, waitFor, type Proc } from './tokenspeed-rig.js';
+import { killProc, ROOT, runSmg, waitFor, waitForOk, type Proc } from './support/proc.js';
+import { qwenModelDir } from './support/qwen.js';
 
-const MOCK_PYTHON = join(import.meta.dirname, '..', '..', 'bin', 'mock-python');
+const MOCK_PYTHON = join(ROOT, 'bin', 'mock-python');
 const cleanups: (() => Promise<void>)[] = [];
 
 afterEach(async () => {
@@ -48,8 +49,7 @@ async function serve(extra: string[]): Promise<Served> {
     clearTimeout(timer);
     await rm(dir, { recursive: true, force: true });
   });
-  await waitFor('serve readiness', async () => ((await fetch(`http://127.0.0.1:${port}/readiness`)).ok ? true : undefined), 30_000,
-    () => proc.output());
+  await waitForOk('serve readiness', `http://127.0.0.1:${port}/readiness`, 30_000, { detail: () => proc.output() });
   return { proc, model, openai: new OpenAI({ baseURL: `http://127.0.0.1:${port}/v1`, apiKey: 'unused', maxRetries: 0, timeout: 15_000 }) };
 }
 

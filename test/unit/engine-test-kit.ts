@@ -3,11 +3,11 @@
  * their own) and in-process fake engines built from real zeromq sockets over ipc/tcp.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as zmq from 'zeromq';
 import { engineIdFor } from '../../src/engine/engine-id.js';
+import { freeTcpPort } from '../../src/mock-engine/spawn.js';
 import { decodeInit, encodeHello, encodeReady, type InitMessage } from '../../src/engine/handshake-messages.js';
 import {
   WireDecodeError,
@@ -17,6 +17,7 @@ import {
   type OutputEvent,
   type Registration,
 } from '../../src/engine/types.js';
+import { samplingSpec } from '../support/sampling.js';
 
 export const DEAD_SENTINEL = Buffer.from('ENGINE_CORE_DEAD', 'ascii');
 
@@ -93,29 +94,7 @@ export function sampleRequest(id: string, rank: number | null = null): EngineReq
   return {
     requestId: id,
     promptTokenIds: [1, 2, 3],
-    sampling: {
-      temperature: 0,
-      topP: 1,
-      topK: 0,
-      minP: 0,
-      presencePenalty: 0,
-      frequencyPenalty: 0,
-      repetitionPenalty: 1,
-      seed: null,
-      maxTokens: 4,
-      minTokens: 0,
-      stopTokenIds: [],
-      eosTokenId: null,
-      allStopTokenIds: [],
-      ignoreEos: false,
-      logprobs: null,
-      promptLogprobs: null,
-      logitBias: null,
-      allowedTokenIds: null,
-      badWordsTokenIds: null,
-      structured: null,
-      skipSpecialTokens: true,
-    },
+    sampling: samplingSpec({ temperature: 0, maxTokens: 4 }),
     arrivalTime: 1_700_000_000,
     cacheSalt: null,
     dataParallelRank: rank,
@@ -123,21 +102,10 @@ export function sampleRequest(id: string, rank: number | null = null): EngineReq
   };
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      srv.close(() => resolve(typeof addr === 'object' && addr ? addr.port : 0));
-    });
-  });
-}
-
 /** A private socket dir plus a unique worker URL and handshake override. */
 export async function testWorker(): Promise<{ dir: string; url: string; handshake: string; cleanup(): Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), 'smg-eng-'));
-  const port = await freePort();
+  const port = await freeTcpPort();
   return {
     dir,
     url: `ipc://${dir}/w`,

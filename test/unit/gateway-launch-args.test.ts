@@ -6,6 +6,7 @@ import { defaultGatewayConfig } from '../../src/gateway/config.js';
 import { parseLaunchArgv } from '../../src/gateway/launch-args.js';
 import { runLaunch } from '../../src/gateway/launch-command.js';
 import { validateGatewayConfig } from '../../src/gateway/validate-config.js';
+import { freeTcpPort } from '../../src/mock-engine/spawn.js';
 
 function config(argv: string[]) {
   const r = parseLaunchArgv(argv);
@@ -28,14 +29,6 @@ function sink() {
     },
   });
   return { stream, text: () => text };
-}
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
 }
 
 describe('smg launch flags', () => {
@@ -115,7 +108,7 @@ describe('runLaunch exit codes', () => {
   });
 
   it('1 when the port is taken; 143 after SIGTERM, 130 after SIGINT', async () => {
-    const [port, mport] = [await freePort(), await freePort()];
+    const [port, mport] = [await freeTcpPort(), await freeTcpPort()];
     const blocker = createServer();
     await new Promise<void>((r) => blocker.listen(port, '127.0.0.1', r));
     const out = sink();

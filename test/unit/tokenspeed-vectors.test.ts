@@ -24,6 +24,7 @@ import {
   type TsAddRequest,
   type TsOutputBatch,
 } from '../../src/engine/dialects/tokenspeed/index.js';
+import { samplingSpec } from '../support/sampling.js';
 
 const hex = (s: string): Buffer => Buffer.from(s.replace(/\s+/g, ''), 'hex');
 
@@ -61,31 +62,9 @@ const PIN_OUT =
 
 const BASE = '/tmp/smg-zmq-1000/engine-31000';
 
+/** TokenSpeed's unset top_k is -1; the EOS set is Qwen3's <|im_end|>. */
 function spec(over: Partial<SamplingSpec> = {}): SamplingSpec {
-  return {
-    temperature: 1,
-    topP: 1,
-    topK: -1,
-    minP: 0,
-    presencePenalty: 0,
-    frequencyPenalty: 0,
-    repetitionPenalty: 1,
-    seed: null,
-    maxTokens: 16,
-    minTokens: 0,
-    stopTokenIds: [],
-    eosTokenId: 151645,
-    allStopTokenIds: [151645],
-    ignoreEos: false,
-    logprobs: null,
-    promptLogprobs: null,
-    logitBias: null,
-    allowedTokenIds: null,
-    badWordsTokenIds: null,
-    structured: null,
-    skipSpecialTokens: true,
-    ...over,
-  };
+  return samplingSpec({ topK: -1, eosTokenId: 151645, allStopTokenIds: [151645], ...over });
 }
 
 function request(requestId: string, promptTokenIds: number[], sampling: SamplingSpec, stream: boolean): EngineRequest {

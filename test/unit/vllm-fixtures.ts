@@ -4,6 +4,7 @@
  */
 import type { EngineRequest, SamplingSpec } from '../../src/engine/types.js';
 import { encodeWith, type MsgpackWriter } from '../../src/engine/msgpack/writer.js';
+import { samplingSpec } from '../support/sampling.js';
 
 export const VLLM_VECTORS = {
   H1: [
@@ -73,33 +74,6 @@ export function hex(bufs: readonly Uint8Array[]): string[] {
   return bufs.map((b) => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex'));
 }
 
-/** A SamplingSpec at vLLM's defaults (max_tokens 16), with overrides. */
-export function samplingSpec(over: Partial<SamplingSpec> = {}): SamplingSpec {
-  return {
-    temperature: 1,
-    topP: 1,
-    topK: 0,
-    minP: 0,
-    presencePenalty: 0,
-    frequencyPenalty: 0,
-    repetitionPenalty: 1,
-    seed: null,
-    maxTokens: 16,
-    minTokens: 0,
-    stopTokenIds: [],
-    eosTokenId: null,
-    allStopTokenIds: [],
-    ignoreEos: false,
-    logprobs: null,
-    promptLogprobs: null,
-    logitBias: null,
-    allowedTokenIds: null,
-    badWordsTokenIds: null,
-    structured: null,
-    skipSpecialTokens: true,
-    ...over,
-  };
-}
 
 /** The request behind R1 (prompt [1,2,3], temperature 0, max_tokens 4), with overrides. */
 export function r1Request(over: Partial<EngineRequest> = {}, sampling: Partial<SamplingSpec> = {}): EngineRequest {

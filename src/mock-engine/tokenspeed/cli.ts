@@ -3,9 +3,9 @@
  * simulated headless TokenSpeed engine for CI, so `smg serve --backend tokenspeed` can start it in
  * place of the real one.
  */
-import { createLogger } from '../../util/logger.js';
 import { ArgsError } from '../mock-flags.js';
 import { DEFAULT_MAX_MODEL_LEN } from '../engine.js';
+import { mockLogger } from '../lifecycle.js';
 import { parseTokenSpeedArgs } from './args.js';
 import { TS_DEFAULT_TEXT, TsMockEngine } from './engine.js';
 
@@ -100,8 +100,5 @@ export async function runTokenSpeedMockEngine(argv: string[]): Promise<number> {
     process.stdout.write(TOKENSPEED_MOCK_HELP);
     return 0;
   }
-  const logger = createLogger({ level: args.logLevel ?? undefined });
-  if (args.ignored.length > 0) logger.warn(`ignoring engine flags the mock does not model: ${args.ignored.join(' ')}`);
-  if (!args.headless) logger.warn('--headless not given; the mock engine always runs headless');
-  return new TsMockEngine(args, logger).run();
+  return new TsMockEngine(args, mockLogger(args)).run();
 }

@@ -6,6 +6,7 @@
 import { Tokenizer } from '@huggingface/tokenizers';
 import type { ChatTemplateSource } from '../chat-template-source.js';
 import type { EosIds } from '../eos.js';
+import { buildByteLevelVocab, type ByteLevelVocab } from './byte-level.js';
 import type { SpecialTokenStrings } from './special-tokens.js';
 import type { LoadedTokenizer } from './types.js';
 
@@ -48,6 +49,7 @@ export class HfTokenizer implements LoadedTokenizer {
   readonly generationConfig: Readonly<Record<string, unknown>> | null;
   readonly tokenizerConfig: Readonly<Record<string, unknown>> | null;
   private readonly tok: Tokenizer;
+  private byteLevel: ByteLevelVocab | null | undefined;
 
   constructor(parts: HfTokenizerParts) {
     this.tok = parts.tokenizer;
@@ -101,6 +103,15 @@ export class HfTokenizer implements LoadedTokenizer {
       skip_special_tokens: skipSpecialTokens,
       clean_up_tokenization_spaces: false,
     });
+  }
+
+  /**
+   * Per-id byte table for the detokenizer's streaming path, or null when the decoder is not plain
+   * ByteLevel. Built on first use (tens of ms for a 150k vocab) rather than on every load.
+   */
+  byteLevelVocab(): ByteLevelVocab | null {
+    if (this.byteLevel === undefined) this.byteLevel = buildByteLevelVocab(this.tok, this.tokenizerConfig);
+    return this.byteLevel;
   }
 
   idToToken(id: number): string | undefined {

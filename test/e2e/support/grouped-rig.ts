@@ -10,11 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { handshakePortFor } from '../../../src/engine/fnv-port.js';
 import { MockEngineProcess, freeTcpPort, spawnMockEngineArgv } from '../../../src/mock-engine/spawn.js';
-
-const ROOT = join(import.meta.dirname, '..', '..', '..');
-const SMG_BIN = join(ROOT, 'bin', 'smg.js');
-/** Small char-level tokenizer with a chat template: loads in milliseconds. */
-export const TINY_MODEL = join(ROOT, 'test', 'fixtures', 'tiny-tokenizer');
+import { SMG_BIN, TINY_MODEL, waitForOk } from './proc.js';
 
 export interface GatewayOptions {
   /** `--zmq-engine-count`; omitted when undefined. */
@@ -37,20 +33,6 @@ export interface Gateway {
   stop(): Promise<void>;
 }
 
-export async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000, detail?: () => string): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v !== undefined) return v;
-    } catch {
-      // not up yet
-    }
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}${detail ? `\n${detail()}` : ''}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 /** Starts the gateway and waits until its HTTP server answers (not until a worker is ready). */
 export async function startGateway(o: GatewayOptions = {}): Promise<Gateway> {
   const dir = await mkdtemp(join(tmpdir(), 'smg-dp-'));
@@ -71,7 +53,7 @@ export async function startGateway(o: GatewayOptions = {}): Promise<Gateway> {
     await rm(dir, { recursive: true, force: true });
   };
   try {
-    await waitFor('gateway liveness', async () => ((await fetch(`${base}/liveness`)).ok ? true : undefined), 20_000, () => proc.output());
+    await waitForOk('gateway liveness', `${base}/liveness`, 20_000, { detail: () => proc.output() });
   } catch (err) {
     await stop();
     throw err;
@@ -128,12 +110,9 @@ export function startTsEngines(o: TsEnginesOptions): MockEngineProcess {
 }
 
 export async function waitReady(gw: Gateway, engines: MockEngineProcess[] = [], timeoutMs = 20_000): Promise<void> {
-  await waitFor(
-    'gateway readiness',
-    async () => ((await fetch(`${gw.base}/readiness`)).ok ? true : undefined),
-    timeoutMs,
-    () => `gateway:\n${gw.proc.output()}\n${engines.map((e, i) => `engine ${i}:\n${e.output()}`).join('\n')}`,
-  );
+  await waitForOk('gateway readiness', `${gw.base}/readiness`, timeoutMs, {
+    detail: () => `gateway:\n${gw.proc.output()}\n${engines.map((e, i) => `engine ${i}:\n${e.output()}`).join('\n')}`,
+  });
 }
 
 export interface EngineView {

