@@ -1,0 +1,143 @@
+/**
+ * `smg launch` with two single-engine ZMQ workers: each routing policy spreads (or pins) requests
+ * as it should, a kill -9 under a live stream fails that request promptly with the documented
+ * error, and a rejected registration shows its exact text in the gateway log.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { handshakePortFor } from '../../src/engine/fnv-port.js';
+import type { MockEngineProcess } from '../../src/mock-engine/spawn.js';
+import { type Gateway, chat, startGateway, startRanks, waitReady } from './support/grouped-rig.js';
+import { TINY_MODEL, waitFor } from './support/proc.js';
+
+interface Pair {
+  gw: Gateway;
+  engines: MockEngineProcess[];
+  dir: string;
+}
+
+const running: Pair[] = [];
+
+afterEach(async () => {
+  for (const p of running.splice(0)) {
+    await Promise.all(p.engines.map((e) => e.stop(2000)));
+    await p.gw.stop();
+    await rm(p.dir, { recursive: true, force: true });
+  }
+});
+
+async function twoWorkers(policy: string, engineArgs: string[] = []): Promise<Pair> {
+  const dir = await mkdtemp(join(tmpdir(), 'smg-pol-'));
+  const urls = [`ipc://${dir}/w0`, `ipc://${dir}/w1`];
+  const gw = await startGateway({ startupWorker: false, args: ['--worker-urls', ...urls, '--policy', policy] });
+  const engines = urls.map((u) => startRanks({ port: handshakePortFor(u), size: 1, args: engineArgs }));
+  const pair = { gw, engines, dir };
+  running.push(pair);
+  await waitReady(gw, engines);
+  await waitFor('both workers ready', async () => {
+    const body = (await (await fetch(`${gw.base}/workers`)).json()) as { workers: { status: string }[] };
+    return body.workers.filter((w) => w.status === 'ready').length === 2 ? true : undefined;
+  });
+  return pair;
+}
+
+/** Requests each engine process received so far (its `request added` log lines). */
+function served(p: Pair): number[] {
+  return p.engines.map((e) => e.lines.filter((l) => l.includes('request added')).length);
+}
+
+async function sequential(p: Pair, n: number, content = 'hello'): Promise<void> {
+  for (let i = 0; i < n; i++) await chat(p.gw, content, 2);
+}
+
+describe('routing policies over two ZMQ workers', () => {
+  it('round_robin alternates', async () => {
+    const p = await twoWorkers('round_robin');
+    await sequential(p, 6);
+    expect(served(p)).toEqual([3, 3]);
+  });
+
+  it('random uses both workers', async () => {
+    const p = await twoWorkers('random');
+    await sequential(p, 24);
+    const [a, b] = served(p);
+    expect(a + b).toBe(24);
+    expect(Math.min(a, b)).toBeGreaterThan(0);
+  });
+
+  it('power_of_two spreads a concurrent burst by load', async () => {
+    const p = await twoWorkers('power_of_two', ['--mock-token-delay-ms', '20']);
+    await Promise.all(Array.from({ length: 8 }, (_, i) => chat(p.gw, `burst ${i}`, 10)));
+    const [a, b] = served(p);
+    expect(a + b).toBe(8);
+    expect(Math.min(a, b)).toBeGreaterThanOrEqual(2);
+  });
+
+  it('cache_aware keeps a repeated prompt on the worker that has its prefix', async () => {
+    const p = await twoWorkers('cache_aware');
+    const long = 'The same long system prompt that every request of this conversation shares. '.repeat(8);
+    await sequential(p, 6, long);
+    const counts = served(p);
+    expect(counts[0] + counts[1]).toBe(6);
+    expect(Math.max(...counts)).toBe(6);
+    expect(p.gw.proc.output()).toContain('the ZMQ transport has no KV-event stream');
+  });
+
+  it('passthrough sends everything to one worker', async () => {
+    const p = await twoWorkers('passthrough');
+    await sequential(p, 5);
+    expect(Math.max(...served(p))).toBe(5);
+  });
+});
+
+describe('engine death and registration errors seen from the gateway', () => {
+  it('kill -9 mid-stream fails the request promptly with the engine-failure text', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'smg-k9-'));
+    const gw = await startGateway({ startupWorker: false, args: ['--worker-urls', `ipc://${dir}/w0`] });
+    const engine = startRanks({ port: handshakePortFor(`ipc://${dir}/w0`), size: 1, args: ['--mock-token-delay-ms', '50'] });
+    running.push({ gw, engines: [engine], dir });
+    await waitReady(gw, [engine]);
+
+    const res = await fetch(`${gw.base}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ model: TINY_MODEL, messages: [{ role: 'user', content: 'x' }], max_tokens: 400, stream: true }),
+    });
+    expect(res.status).toBe(200);
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    while (!text.includes('"content"')) text += decoder.decode((await reader.read()).value, { stream: true });
+    const killedAt = performance.now();
+    engine.child.kill('SIGKILL');
+    for (;;) {
+      const r = await reader.read();
+      if (r.done) break;
+      text += decoder.decode(r.value, { stream: true });
+    }
+    const failMs = performance.now() - killedAt;
+    expect(text).toContain('"error":{"message":"Stream error: engine core reported fatal failure"');
+    expect(text.trimEnd().endsWith('data: [DONE]')).toBe(true);
+    expect(failMs).toBeLessThan(1000);
+    console.log(`kill -9 → stream error after ${failMs.toFixed(1)} ms`);
+  });
+
+  it('logs a rejected registration with its exact text', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'smg-rej-'));
+    const gw = await startGateway({ startupWorker: false });
+    running.push({ gw, engines: [], dir });
+    const url = `ipc://${dir}/sg`;
+    const res = await fetch(`${gw.base}/workers`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ url, runtime_type: 'sglang' }),
+    });
+    expect(res.status).toBe(202);
+    await gw.proc.waitForLine(/Failed job: type=AddWorker/, 10_000);
+    expect(gw.proc.output()).toContain(
+      `Failed job: type=AddWorker, worker=${url}, error=Workflow failed at step create_local_worker: Step failed: create_worker - ZMQ worker ${url} has unsupported runtime sglang: only vllm and tokenspeed are supported over the ZMQ direct backend`,
+    );
+  });
+});
