@@ -57,7 +57,8 @@ export class MockEngineProcess {
         for (const line of parts) this.onLine(line);
       });
     }
-    this.exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+    // 'close' (not 'exit'): resolves only after stdout/stderr drained, so every log line is in `lines`.
+    this.exited = new Promise((resolve) => child.once('close', (code, signal) => resolve({ code, signal })));
   }
 
   private onLine(line: string): void {

@@ -246,7 +246,8 @@ describe('mock-engine handshake', () => {
     const warns = rig.engine.lines.filter((l) => l.includes('ignoring engine flags'));
     expect(warns).toHaveLength(1);
     expect(warns[0]).toContain('--enforce-eager --gpu-memory-utilization 0.9');
-    expect(rig.engine.output()).toMatch(/READY sent \(before registration\)/);
+    // The client may finish the handshake before the mock's log line has crossed its stdout pipe.
+    await rig.engine.waitForLine(/READY sent \(before registration\)/);
   });
 
   it('exits non-zero when no INIT arrives in time', async () => {
