@@ -220,7 +220,8 @@ export function buildByteLevelVocab(
   }
 
   const kind = new Uint8Array(size + 1);
-  const text: string[] = new Array<string>(size + 1);
+  // Filled in slot order by push so V8 keeps it a packed array (no hole checks on lookup).
+  const text: string[] = [];
   const start = new Uint32Array(size + 2);
   const bytes = new Uint8Array(byteCount);
   const utf8 = new Utf8Stream();
@@ -231,13 +232,13 @@ export function buildByteLevelVocab(
     if (typeof s !== 'string') {
       // A missing unk_token joins as '': no bytes.
       kind[slot] = PIECE_COMPLETE;
-      text[slot] = '';
+      text.push('');
       continue;
     }
     const flag = special.has(s) ? PIECE_SPECIAL : 0;
     if (added.has(s)) {
       kind[slot] = PIECE_ADDED | flag;
-      text[slot] = s;
+      text.push(s);
       continue;
     }
     const from = at;
@@ -252,10 +253,11 @@ export function buildByteLevelVocab(
     const decoded = utf8.write(bytes, from, at);
     if (utf8.pending) {
       kind[slot] = PIECE_PARTIAL | flag;
-      text[slot] = '';
+      text.push('');
     } else {
       kind[slot] = PIECE_COMPLETE | flag;
-      text[slot] = decoded;
+      // Tokens of plain printable ASCII decode to their own vocab string: share it, not a copy.
+      text.push(decoded === s ? s : decoded);
     }
   }
   start[size + 1] = at;

@@ -110,7 +110,14 @@ export class HfTokenizer implements LoadedTokenizer {
    * ByteLevel. Built on first use (tens of ms for a 150k vocab) rather than on every load.
    */
   byteLevelVocab(): ByteLevelVocab | null {
-    if (this.byteLevel === undefined) this.byteLevel = buildByteLevelVocab(this.tok, this.tokenizerConfig);
+    if (this.byteLevel === undefined) {
+      try {
+        this.byteLevel = buildByteLevelVocab(this.tok, this.tokenizerConfig);
+      } catch {
+        // Only an optimisation: a tokenizer.json it trips over still decodes through the library.
+        this.byteLevel = null;
+      }
+    }
     return this.byteLevel;
   }
 
