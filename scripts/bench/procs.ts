@@ -138,17 +138,7 @@ export function installSignalHandlers(cleanup: () => Promise<void>): void {
 }
 
 /** A TCP port that was free a moment ago. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}
+export { freeTcpPort as freePort } from '../../src/mock-engine/spawn.js';
 
 /** Whether 127.0.0.1:port can be bound right now. */
 export function portIsFree(port: number): Promise<boolean> {
