@@ -112,7 +112,7 @@ export async function runHandshake(opts: HandshakeOptions): Promise<HandshakeRes
 
   const bind = async (sock: zmq.Socket, addr: string, what: string) => {
     try {
-      await sock.bind(addr);
+      await bindReleasedPort(sock, addr, signal);
     } catch (err) {
       if (signal?.aborted) throw cancelled();
       throw new HandshakeError('bind', `failed to bind ${what} socket ${addr}: ${errText(err)}`);
@@ -239,4 +239,22 @@ export async function runHandshake(opts: HandshakeOptions): Promise<HandshakeRes
       ready: s.ready as StatusMessage,
     }));
   return { input, output, inputEvents, outputEvents, engines, socketFiles };
+}
+
+/**
+ * libzmq releases a closed socket's TCP port on its I/O thread, a moment after close() returns, so
+ * re-registering a worker right after removing it can find its own old handshake port still
+ * taken. Only EADDRINUSE is retried, for about a second; a port held by someone else still fails.
+ */
+async function bindReleasedPort(sock: zmq.Socket, addr: string, signal?: AbortSignal): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await sock.bind(addr);
+      return;
+    } catch (err) {
+      const inUse = (err as { code?: string }).code === 'EADDRINUSE' || /already in use/i.test(errText(err));
+      if (!inUse || attempt >= 20 || signal?.aborted || !addr.startsWith('tcp://')) throw err;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
 }

@@ -90,7 +90,7 @@ describe('startup handshake, success paths', () => {
     await pending;
     const again = new zmq.Router({ linger: 0 });
     cleanups.push(() => again.close());
-    await again.bind(addresses.handshake);
+    await bindSoon(again, addresses.handshake);
   });
 });
 
@@ -262,7 +262,24 @@ describe('startup handshake, failures (smg-newest §1.4 texts)', () => {
       hs.close();
       input.close();
     });
-    await hs.bind(addresses.handshake);
-    await input.bind(addresses.input);
+    await bindSoon(hs, addresses.handshake);
+    await bindSoon(input, addresses.input);
   });
 });
+
+/**
+ * libzmq frees a closed socket's port on its I/O thread shortly after close() returns; "released"
+ * means bindable within a fraction of a second, not on the very same tick.
+ */
+async function bindSoon(sock: zmq.Socket, addr: string): Promise<void> {
+  const deadline = performance.now() + 1000;
+  for (;;) {
+    try {
+      await sock.bind(addr);
+      return;
+    } catch (err) {
+      if (performance.now() > deadline) throw err;
+      await sleep(25);
+    }
+  }
+}
