@@ -67,7 +67,15 @@ function toMockRequest(r: ParsedAddRequest): MockRequest {
       seed: s.seed,
       temperature: s.temperature,
     },
+    structured: structuredSummary(s.structuredOutputs),
   };
+}
+
+/** The constraint keys that are set, as compact JSON for the request log (tests read it there). */
+function structuredSummary(so: ParsedAddRequest['sampling']['structuredOutputs']): string | undefined {
+  if (!so) return undefined;
+  const set = Object.fromEntries(Object.entries(so).filter(([, v]) => v !== null && v !== false));
+  return JSON.stringify(set);
 }
 
 export function encodeEnvelope(env: Envelope): Buffer[] {

@@ -133,7 +133,8 @@ export class MockRank {
       this.host.fatal(`duplicate request id ${req.id} (still in flight on rank ${this.rank})`);
       return;
     }
-    this.reqLog(`request added: ${req.id} prompt=${req.prompt.length} max_tokens=${req.sampling.maxTokens}`);
+    const so = req.structured === undefined ? '' : ` structured_outputs=${req.structured}`;
+    this.reqLog(`request added: ${req.id} prompt=${req.prompt.length} max_tokens=${req.sampling.maxTokens}${so}`);
     if (this.sched.cannotFit(req)) {
       // Undefined in vLLM (its frontend never sends this); finishing loudly beats hanging quietly.
       this.log.warn(`request ${req.id}: prompt of ${req.prompt.length} tokens cannot be served; finished as length`);

@@ -19,6 +19,8 @@ export interface MockRequest {
   id: string;
   prompt: number[];
   sampling: MockSampling;
+  /** Structured-output constraint as received (compact JSON), only for the request log. */
+  structured?: string;
 }
 
 /** Scheduling state the step loop keeps per request. */

@@ -14,13 +14,16 @@ import { chatFrames, collectChat } from './chat-respond.js';
 import { ApiError } from './errors.js';
 import { acquireWorker, modelContextFor, readJsonBody } from './route-context.js';
 import { runAndRespond, withApiErrors } from './run-and-respond.js';
+import { toolCallIds } from './tool-calls.js';
+import { buildToolConstraint, chatSkipSpecialTokens, filterTools, templateTools } from './tool-choice.js';
 import type { ModelContext } from '../model-context.js';
 
 export function createChatHandler(): InferenceHandler {
   return withApiErrors(handleChat);
 }
 
-function renderPrompt(req: ChatRequest, ctx: ModelContext): number[] {
+/** `tools` is the filtered list (§10.2), or undefined when the request has none. */
+function renderPrompt(req: ChatRequest, ctx: ModelContext, tools: Record<string, unknown>[] | undefined): number[] {
   if (!ctx.template) throw new ApiError(400, 'process_messages_failed', ctx.templateError ?? 'no chat template');
   let rendered: string;
   try {
@@ -35,7 +38,7 @@ function renderPrompt(req: ChatRequest, ctx: ModelContext): number[] {
     );
     rendered = ctx.template.render({
       messages: req.messages as never,
-      tools: (req.tools as never) ?? null,
+      tools: tools ? (templateTools(tools) as never) : null,
       addGenerationPrompt: req.continueFinalMessage ? true : req.addGenerationPrompt,
       continueFinalMessage: req.continueFinalMessage,
       kwargs,
@@ -51,8 +54,21 @@ async function handleChat(call: InferenceCall): Promise<Response> {
   const { services } = call;
   const req = parseChatRequest(await readJsonBody(call.request));
   const ctx = modelContextFor(services, req.model);
-  const promptIds = renderPrompt(req, ctx);
+  const tools = req.tools ? filterTools(req.tools, req.toolSelection) : undefined;
+  const promptIds = renderPrompt(req, ctx, tools);
+  const toolConstraint = tools ? buildToolConstraint(tools, req.toolSelection) : null;
   const { worker, client } = acquireWorker(services, req.model, promptIds);
+
+  // Only one constraint reaches the engine (§10.1): vLLM takes the forced tool call, TokenSpeed
+  // the response format. A dropped tool constraint means the output is not read as tool calls.
+  const toolWins = toolConstraint !== null && (worker.runtime !== 'tokenspeed' || req.structured === null);
+  const forcedTool = toolWins ? toolConstraint : null;
+  const skipSpecialTokens = chatSkipSpecialTokens({
+    requested: req.skipSpecialTokens,
+    hasTools: req.tools !== undefined,
+    selection: req.toolSelection,
+    jsonToolConstraint: forcedTool !== null,
+  });
 
   if (worker.runtime === 'tokenspeed' && req.logprobs && (req.topLogprobs ?? 0) > 1) {
     throw new ApiError(400, 'start_generation_failed', 'top_logprobs are not supported over the TokenSpeed ZMQ backend');
@@ -60,7 +76,7 @@ async function handleChat(call: InferenceCall): Promise<Response> {
   // TokenSpeed returns only the sampled token's logprob: `top_logprobs` is always [] (request-pipeline §9.2).
   const topLogprobs = req.logprobs ? (worker.runtime === 'tokenspeed' ? 0 : (req.topLogprobs ?? 1)) : null;
   const plan = planStopStrings(req.stop, ctx.tokenizer);
-  const built = buildSampling(req, {
+  const built = buildSampling({ ...req, structured: forcedTool?.constraint ?? req.structured, skipSpecialTokens }, {
     runtime: worker.runtime,
     promptLen: promptIds.length,
     maxModelLen: client.maxModelLen,
@@ -77,7 +93,7 @@ async function handleChat(call: InferenceCall): Promise<Response> {
     tokenStopStrings: plan.tokenStopStrings,
     stopTokenIds: [...built.stopTokens.keys()],
     keepStop: req.keepStop,
-    skipSpecialTokens: req.skipSpecialTokens,
+    skipSpecialTokens,
   };
   const meta = {
     id: wireId,
@@ -87,6 +103,7 @@ async function handleChat(call: InferenceCall): Promise<Response> {
     tokenizer: ctx.tokenizer,
     topLogprobs,
     includeUsage: req.includeUsage,
+    forcedTool: forcedTool && { shape: forcedTool.shape, idFor: toolCallIds(req.model, req.messages) },
   };
   return runAndRespond({
     call,

@@ -1,6 +1,7 @@
 import { invalid } from './errors.js';
 import { type Body, asBody, optBool, optNumber, optObject, optString } from './fields.js';
 import { type SamplingRequest, parseSamplingRequest } from './sampling-request.js';
+import { type ToolSelection, parseToolSelection } from './tool-choice.js';
 
 /** A chat message as the template sees it; extra fields pass through untouched. */
 export type ChatMessage = Record<string, unknown> & { role: string };
@@ -9,7 +10,10 @@ export interface ChatRequest extends SamplingRequest {
   model: string;
   messages: ChatMessage[];
   tools: Record<string, unknown>[] | undefined;
+  /** tool_choice as sent (after normalization), for the template kwargs. */
   toolChoice: unknown;
+  /** tool_choice validated against `tools`; undefined when neither was given. */
+  toolSelection: ToolSelection | undefined;
   logprobs: boolean;
   /** Requested ranked candidates per token; undefined when not given. */
   topLogprobs: number | undefined;
@@ -45,13 +49,14 @@ export function parseChatRequest(raw: unknown): ChatRequest {
     }
   }
 
-  const { tools, toolChoice } = parseTools(body);
+  const { tools, toolChoice, toolSelection } = parseTools(body);
   return {
     ...sampling,
     model,
     messages,
     tools,
     toolChoice,
+    toolSelection,
     logprobs,
     topLogprobs,
     chatTemplateKwargs: optObject(body, 'chat_template_kwargs') ?? {},
@@ -88,7 +93,7 @@ function parseMessages(body: Body): ChatMessage[] {
 }
 
 /** `functions`/`function_call` are folded into `tools`/`tool_choice`, then tool_choice is checked. */
-function parseTools(body: Body): { tools: Record<string, unknown>[] | undefined; toolChoice: unknown } {
+function parseTools(body: Body): Pick<ChatRequest, 'tools' | 'toolChoice' | 'toolSelection'> {
   let tools = body.tools as unknown;
   let toolChoice = body.tool_choice as unknown;
   if (tools === undefined || tools === null) {
@@ -100,17 +105,9 @@ function parseTools(body: Body): { tools: Record<string, unknown>[] | undefined;
   }
   if (tools !== undefined && tools !== null && !Array.isArray(tools)) throw invalid('tools: must be an array');
   const list = (tools ?? undefined) as Record<string, unknown>[] | undefined;
+  if (list?.some((t) => t === null || typeof t !== 'object' || Array.isArray(t))) throw invalid('tools: each tool must be an object');
   if (toolChoice === undefined || toolChoice === null) {
     toolChoice = list ? (list.length === 0 ? 'none' : 'auto') : undefined;
   }
-  if (toolChoice !== undefined && toolChoice !== 'none' && (!list || list.length === 0)) {
-    throw invalid("Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified.");
-  }
-  if (toolChoice && typeof toolChoice === 'object') {
-    const name = ((toolChoice as Body).function as Body | undefined)?.name;
-    if (typeof name === 'string' && !list?.some((t) => ((t.function as Body | undefined)?.name ?? undefined) === name)) {
-      throw invalid(`Invalid value for 'tool_choice': function '${name}' not found in 'tools'.`);
-    }
-  }
-  return { tools: list, toolChoice };
+  return { tools: list, toolChoice, toolSelection: parseToolSelection(toolChoice, list) };
 }

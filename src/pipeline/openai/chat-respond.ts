@@ -8,6 +8,8 @@ import type { GenEvent } from '../generate.js';
 import { chatLogprobs } from './logprobs-format.js';
 import { streamErrorText } from './respond-error.js';
 import { sseErrorFrame } from './errors.js';
+import { NamedToolStream, type ToolCallIdFn, parseForcedToolCalls, toolFinish } from './tool-calls.js';
+import type { ToolCallShape } from './tool-choice.js';
 import { UsageTally } from './usage.js';
 
 export interface ChatMeta {
@@ -19,6 +21,8 @@ export interface ChatMeta {
   /** Logprob candidates to show per token, or null when logprobs were not requested. */
   topLogprobs: number | null;
   includeUsage: boolean;
+  /** Set when a forced tool call was constrained by JSON schema: the text is read as tool calls. */
+  forcedTool?: { shape: ToolCallShape; idFor: ToolCallIdFn } | null;
 }
 
 interface ChoiceAcc {
@@ -44,14 +48,17 @@ export async function collectChat(events: AsyncIterable<GenEvent>, meta: ChatMet
   }
   const choices = acc.map((c, index) => {
     const message: Record<string, unknown> = { role: 'assistant' };
-    if (c.text.trim().length > 0) message.content = c.text;
+    const forced = meta.forcedTool;
+    const parsed = forced ? parseForcedToolCalls(c.text, forced.shape, forced.idFor) : { calls: [], content: c.text };
+    if (parsed.content !== null && parsed.content.trim().length > 0) message.content = parsed.content;
+    if (parsed.calls.length > 0) message.tool_calls = parsed.calls;
     message.reasoning_content = null;
     const choice: Record<string, unknown> = { index, message };
     if (meta.topLogprobs !== null) {
       choice.logprobs = { content: chatLogprobs(meta.tokenizer, c.logprobs, meta.topLogprobs) };
     }
     // A choice cut short by a client disconnect never reaches here; an unfinished one is an abort.
-    choice.finish_reason = c.finish ?? 'abort';
+    choice.finish_reason = toolFinish(c.finish ?? 'abort', parsed.calls.length > 0);
     if (c.matched !== null) choice.matched_stop = c.matched;
     return choice;
   });
@@ -72,6 +79,13 @@ export async function* chatFrames(events: AsyncIterable<GenEvent>, meta: ChatMet
   const head = `{"id":${JSON.stringify(meta.id)},"object":"chat.completion.chunk","created":${meta.created},"model":${JSON.stringify(meta.model)},"system_fingerprint":"default","choices":[`;
   const roleSent = new Uint8Array(meta.n);
   const usage = new UsageTally();
+  // Only a named function streams as a tool call; a forced array goes out as plain content.
+  let named: NamedToolStream[] | null = null;
+  const forced = meta.forcedTool;
+  if (forced && forced.shape.kind === 'function') {
+    const { name } = forced.shape;
+    named = Array.from({ length: meta.n }, () => new NamedToolStream(name, forced.idFor));
+  }
   const role = (i: number) =>
     `${head}{"index":${i},"delta":{"role":"assistant","reasoning_content":null},"logprobs":null,"finish_reason":null}]}`;
   try {
@@ -81,7 +95,11 @@ export async function* chatFrames(events: AsyncIterable<GenEvent>, meta: ChatMet
         roleSent[i] = 1;
         yield role(i);
       }
-      if (ev.kind === 'delta') {
+      if (ev.kind === 'delta' && named) {
+        for (const d of named[i].deltas(ev.text)) {
+          yield `${head}{"index":${i},"delta":${d},"logprobs":null,"finish_reason":null}]}`;
+        }
+      } else if (ev.kind === 'delta') {
         const lp =
           meta.topLogprobs !== null && ev.logprobs
             ? JSON.stringify({ content: chatLogprobs(meta.tokenizer, ev.logprobs, meta.topLogprobs) })
@@ -90,7 +108,7 @@ export async function* chatFrames(events: AsyncIterable<GenEvent>, meta: ChatMet
       } else {
         usage.add(0, ev.promptTokens, ev.completionTokens, ev.cachedTokens);
         const matched = ev.matchedStop === null ? '' : `,"matched_stop":${JSON.stringify(ev.matchedStop)}`;
-        yield `${head}{"index":${i},"delta":{"reasoning_content":null},"logprobs":null,"finish_reason":"${ev.finishReason}"${matched}}]}`;
+        yield `${head}{"index":${i},"delta":{"reasoning_content":null},"logprobs":null,"finish_reason":"${toolFinish(ev.finishReason, named?.[i].started ?? false)}"${matched}}]}`;
       }
     }
     if (meta.includeUsage) {
