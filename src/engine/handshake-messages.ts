@@ -44,6 +44,11 @@ function encodeMap(map: Record<string, unknown>): Buffer {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
+/** A msgpack map as the library decodes it (not nil, array or bin). */
+function isMap(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Uint8Array);
+}
+
 function decodeMap(payload: Uint8Array, what: string): Record<string, unknown> {
   let value: unknown;
   try {
@@ -51,10 +56,8 @@ function decodeMap(payload: Uint8Array, what: string): Record<string, unknown> {
   } catch (err) {
     throw new HandshakeDecodeError(`undecodable ${what} message: ${(err as Error).message}`);
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value) || value instanceof Uint8Array) {
-    throw new HandshakeDecodeError(`${what} message is not a map`);
-  }
-  return value as Record<string, unknown>;
+  if (!isMap(value)) throw new HandshakeDecodeError(`${what} message is not a map`);
+  return value;
 }
 
 // ---------------------------------------------------------------- gateway side
@@ -145,14 +148,10 @@ function stringArray(v: unknown, key: string): string[] {
 export function decodeInit(payload: Uint8Array): InitMessage {
   const raw = decodeMap(payload, 'INIT');
   const addr = raw.addresses;
-  if (addr === null || typeof addr !== 'object' || Array.isArray(addr) || addr instanceof Uint8Array) {
-    throw new HandshakeDecodeError('INIT: missing required map `addresses`');
-  }
-  const a = addr as Record<string, unknown>;
+  if (!isMap(addr)) throw new HandshakeDecodeError('INIT: missing required map `addresses`');
+  const a = addr;
   const pc = raw.parallel_config;
-  if (pc === null || typeof pc !== 'object' || Array.isArray(pc) || pc instanceof Uint8Array) {
-    throw new HandshakeDecodeError('INIT: missing required map `parallel_config`');
-  }
+  if (!isMap(pc)) throw new HandshakeDecodeError('INIT: missing required map `parallel_config`');
   return {
     addresses: {
       inputs: stringArray(a.inputs, 'addresses.inputs'),
@@ -164,6 +163,6 @@ export function decodeInit(payload: Uint8Array): InitMessage {
         'addresses.frontend_stats_publish_address',
       ),
     },
-    parallelConfig: pc as Record<string, unknown>,
+    parallelConfig: pc,
   };
 }

@@ -7,6 +7,7 @@
 import * as zmq from 'zeromq';
 import type { Logger } from '../util/logger.js';
 import { engineIndexOf, formatEngineId } from './engine-id.js';
+import { errCode, errText } from './error-texts.js';
 import { decodeStatusMessage, encodeInit, type StatusMessage } from './handshake-messages.js';
 import { removeOwnSocketFiles, statBoundSocket, type BoundSocketFile, type EngineAddresses } from './ipc-path.js';
 import type { Dialect, Registration } from './types.js';
@@ -65,14 +66,6 @@ export function formatSeconds(ms: number): string {
 
 function unexpected(detail: string): HandshakeError {
   return new HandshakeError('unexpected', `unexpected startup handshake message: ${detail}`);
-}
-
-function errText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
-
-function errCode(err: unknown): string | undefined {
-  return (err as { code?: string } | null)?.code;
 }
 
 interface EngineState {
@@ -252,7 +245,7 @@ async function bindReleasedPort(sock: zmq.Socket, addr: string, signal?: AbortSi
       await sock.bind(addr);
       return;
     } catch (err) {
-      const inUse = (err as { code?: string }).code === 'EADDRINUSE' || /already in use/i.test(errText(err));
+      const inUse = errCode(err) === 'EADDRINUSE' || /already in use/i.test(errText(err));
       if (!inUse || attempt >= 20 || signal?.aborted || !addr.startsWith('tcp://')) throw err;
       await new Promise((r) => setTimeout(r, 50));
     }

@@ -67,10 +67,6 @@ export class DecodeErrorRun {
     return this.count >= MAX_CONSECUTIVE_DECODE_ERRORS;
   }
 
-  get consecutive(): number {
-    return this.count;
-  }
-
   reset(): void {
     this.count = 0;
   }

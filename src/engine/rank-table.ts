@@ -35,10 +35,6 @@ export class RankTable {
     for (const s of this.slots) this.byRank.set(s.rank, s);
   }
 
-  get size(): number {
-    return this.slots.length;
-  }
-
   /**
    * Picks a rank for `id` and records it as in flight there. A pinned rank bypasses scoring.
    * Rotating the scan start makes equal scores take turns; only a strictly smaller score wins.
@@ -95,14 +91,14 @@ export class RankTable {
     return slot.rank;
   }
 
-  /** Overwrites a rank's reported load; call before releasing that batch's finishes. */
+  /**
+   * Overwrites a rank's reported load; call before releasing that batch's finishes. The object is
+   * kept as given (the dialect decodes a fresh one per batch): the table never mutates a stored
+   * load (`release` replaces it) and `states()` hands out copies.
+   */
   storeLoad(rank: number, load: EngineLoad): void {
     const slot = this.byRank.get(rank);
-    if (slot) slot.load = { numRunning: load.numRunning, numWaiting: load.numWaiting, kvCacheUsage: load.kvCacheUsage };
-  }
-
-  hasRank(rank: number): boolean {
-    return this.byRank.has(rank);
+    if (slot) slot.load = load;
   }
 
   inFlightCount(): number {

@@ -27,10 +27,6 @@ export class EngineRequestStream implements RequestStream, AsyncIterator<EngineC
     private readonly onDrop: (requestId: string) => void,
   ) {}
 
-  get isEnded(): boolean {
-    return this.ended;
-  }
-
   push(chunk: EngineChunk): void {
     if (this.ended) return;
     const w = this.waiter;

@@ -91,7 +91,7 @@ export function defaultGatewayConfig(): GatewayConfig {
 }
 
 /** Re-probe delay after an engine dies (ours: SMG waits for the next 60 s probe). */
-export const DEAD_REPROBE_MS = 1000;
+const DEAD_REPROBE_MS = 1000;
 
 export function workersConfigOf(cfg: GatewayConfig): WorkersConfig {
   return {

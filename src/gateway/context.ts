@@ -61,7 +61,7 @@ export function createGatewayContext(config: GatewayConfig, opts: ContextOptions
       config,
       logger,
       workers: {
-        pickWorker: (model, tokenIds) => workers.pickWorker(model, tokenIds ?? []),
+        pickWorker: (model, tokenIds) => workers.pickWorker(model, tokenIds),
         modelIds: () => workers.modelIds(),
       },
       tokenizers,

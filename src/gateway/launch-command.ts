@@ -8,8 +8,6 @@ import { pipelineRouteDeps } from '../pipeline/openai/handlers.js';
 import { startGateway, type GatewayHandle } from './server.js';
 import { configWarnings, validateGatewayConfig } from './validate-config.js';
 
-export { launchHelp } from './launch-flags.js';
-
 export interface LaunchIo {
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;

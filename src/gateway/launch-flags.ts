@@ -129,7 +129,6 @@ function metavar(def: FlagDef): string {
 function defaultText(def: FlagDef): string {
   const d = (defaultGatewayConfig() as unknown as Record<string, unknown>)[def.key];
   if (d === null || d === false || (Array.isArray(d) && d.length === 0)) return '';
-  if (def.key === 'maxBodyBytes') return '';
   return ` [default: ${String(d)}]`;
 }
 

@@ -8,7 +8,7 @@ import type { PolicyName } from '../workers/types.js';
 import type { Worker } from '../workers/worker.js';
 
 /** SMG's duration buckets, applied to every *_duration_seconds metric. */
-export const DURATION_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 30, 45, 60, 90, 120, 180, 240];
+const DURATION_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 30, 45, 60, 90, 120, 180, 240];
 
 const ZMQ = 'zmq';
 const WORKER_TYPE = 'regular';

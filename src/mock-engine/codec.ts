@@ -8,7 +8,6 @@ import {
   decodeEngineInput,
   encodeOutputs,
   type ParsedAddRequest,
-  type WireOutput,
 } from '../engine/dialects/vllm/index.js';
 import type { RankCodec } from './rank.js';
 import type { MockRequest } from './request.js';
@@ -79,20 +78,11 @@ function structuredSummary(so: ParsedAddRequest['sampling']['structuredOutputs']
 }
 
 export function encodeEnvelope(env: Envelope): Buffer[] {
-  const outputs: WireOutput[] = env.outputs.map((o) => ({
-    requestId: o.requestId,
-    newTokenIds: o.newTokenIds,
-    logprobs: o.newLogprobs,
-    promptLogprobs: o.promptLogprobs,
-    finishReason: o.finishReason,
-    stopReason: o.stopReason,
-    events: o.events,
-    prefillStats: o.prefillStats,
-  }));
   const st = env.stats;
   return encodeOutputs({
     engineIndex: env.engineIndex,
-    outputs,
+    // OutItem is a WireOutput: the scheduler's items go out as they are, no per-step copy.
+    outputs: env.outputs,
     schedulerStats: st && {
       numRunningReqs: st.numRunning,
       numWaitingReqs: st.numWaiting,

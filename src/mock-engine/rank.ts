@@ -259,7 +259,7 @@ function terminalOutput(id: string, finish: number): OutItem {
   return {
     requestId: id,
     newTokenIds: [],
-    newLogprobs: null,
+    logprobs: null,
     promptLogprobs: null,
     finishReason: finish,
     stopReason: null,

@@ -22,10 +22,12 @@ export interface SchedulerConfig {
 
 export type PrefillStats = WirePrefillStats;
 
+/** Shaped as the codec's WireOutput, so an envelope's outputs are encoded without a copy. */
 export interface OutItem {
   requestId: string;
   newTokenIds: number[];
-  newLogprobs: TokenLogprob[] | null;
+  /** Sample logprobs for exactly newTokenIds. */
+  logprobs: TokenLogprob[] | null;
   promptLogprobs: TokenLogprob[] | null;
   finishReason: number | null;
   stopReason: number | null;
@@ -107,8 +109,11 @@ export class RankScheduler {
     let budget = this.cfg.maxNumBatchedTokens;
     const sampling: Running[] = [];
     // Running requests first (decodes and unfinished prefill chunks), as vLLM's scheduler does.
-    for (const r of [...this.running]) {
-      if (!this.running.includes(r) || budget <= 0) continue;
+    // Preemption only ever removes the newest (last) running request, so indexing the live list
+    // visits exactly the requests still running.
+    for (let i = 0; i < this.running.length; i++) {
+      const r = this.running[i];
+      if (budget <= 0) break;
       if (r.computed < r.prefillTarget) {
         budget -= this.prefillChunk(r, budget, sampling);
         continue;
@@ -152,7 +157,7 @@ export class RankScheduler {
     const item: OutItem = {
       requestId: r.id,
       newTokenIds: [token],
-      newLogprobs: s.logprobs === null ? null : sampleLogprobs([token], pos, effectiveK(s.logprobs)),
+      logprobs: s.logprobs === null ? null : sampleLogprobs([token], pos, effectiveK(s.logprobs)),
       promptLogprobs: null,
       finishReason: stop ? stop.finish : null,
       stopReason: stop ? stop.stopReason : null,

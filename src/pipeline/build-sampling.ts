@@ -1,10 +1,12 @@
 import type { RuntimeType, SamplingSpec } from '../engine/types.js';
+import type { DecodeRules } from './generate.js';
 import { ApiError, invalid } from './openai/errors.js';
 import type { SamplingRequest } from './openai/sampling-request.js';
+import { type StopPlan, planStopStrings } from './stop-plan.js';
 
 /** What request building needs from the tokenizer. */
 export interface StopVocabulary {
-  encode(text: string): number[];
+  encode(text: string, addSpecialTokens?: boolean): number[];
   /** EOS ids, primary first (request-pipeline §5.4). */
   eosTokenIds: readonly number[];
   vocabSize: number;
@@ -32,6 +34,8 @@ export function buildSampling(
     vocab: StopVocabulary;
     /** Ranked logprob candidates to ask the engine for, or null. */
     logprobs: number | null;
+    /** `req.stop` already planned (planStopStrings), so a request encodes its stops once. */
+    stopPlan?: StopPlan;
   },
 ): BuiltSampling {
   const { promptLen, maxModelLen, vocab } = opts;
@@ -71,12 +75,9 @@ export function buildSampling(
     stopTokens.set(id, null);
   }
   // A stop string that is exactly one token is also handed to the engine so it stops at once.
-  for (const s of req.stop) {
-    const ids = vocab.encode(s);
-    if (ids.length === 1) {
-      addStop(ids[0]);
-      stopTokens.set(ids[0], s);
-    }
+  for (const [id, s] of (opts.stopPlan ?? planStopStrings(req.stop, vocab)).tokenStopStrings) {
+    addStop(id);
+    stopTokens.set(id, s);
   }
   const eos = req.ignoreEos ? [] : [...vocab.eosTokenIds];
   for (const id of eos) if (!stopTokens.has(id)) stopTokens.set(id, null);
@@ -109,6 +110,28 @@ export function buildSampling(
     skipSpecialTokens: req.skipSpecialTokens,
   };
   return { spec, stopTokens, stopStrings: req.stop };
+}
+
+/** TokenSpeed's ZMQ output carries only the sampled token's logprob (request-pipeline §9.2). */
+export function checkTopLogprobs(runtime: RuntimeType, requested: number): void {
+  if (runtime === 'tokenspeed' && requested > 1) {
+    throw new ApiError(400, 'start_generation_failed', 'top_logprobs are not supported over the TokenSpeed ZMQ backend');
+  }
+}
+
+/** The gateway decoder's stop rules for choices sampled with `built` (request-pipeline §6.2). */
+export function decodeRules(
+  plan: StopPlan,
+  built: BuiltSampling,
+  opts: { keepStop: boolean; skipSpecialTokens: boolean },
+): DecodeRules {
+  return {
+    stopStrings: plan.textStops,
+    tokenStopStrings: plan.tokenStopStrings,
+    stopTokenIds: [...built.stopTokens.keys()],
+    keepStop: opts.keepStop,
+    skipSpecialTokens: opts.skipSpecialTokens,
+  };
 }
 
 /** Seed for fan-out sub-request i: seed + i with i32 wrap-around (vLLM's rule). */

@@ -29,7 +29,7 @@ async function isFile(path: string): Promise<boolean> {
  * with literal `\n` turned into newlines as SMG does (templates pasted from JSON keep the escapes);
  * an escaped backslash before the n is left alone so string literals spelling `\\n` survive.
  */
-export async function readChatTemplateFile(path: string): Promise<string> {
+async function readChatTemplateFile(path: string): Promise<string> {
   const text = await readFile(path, 'utf8');
   if (!path.endsWith('.json')) return text.trim().replace(/(?<!\\)\\n/g, '\n');
   let parsed: unknown;

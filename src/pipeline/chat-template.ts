@@ -53,14 +53,22 @@ export class ChatTemplate {
   /** The generation prompt opens a `<think>` block, so output starts inside reasoning. */
   readonly thinkInPrefill: boolean;
   private readonly template: Template;
-  private readonly tokens: TemplateSpecialTokens;
+  /** The special-token variables every render gets; absent ones are left out. */
+  private readonly specials: Record<string, string> = {};
 
   private constructor(
     readonly source: string,
     tokens: TemplateSpecialTokens,
   ) {
     const { bosToken, eosToken, unkToken, padToken } = tokens;
-    this.tokens = { bosToken, eosToken, unkToken, padToken };
+    // Absent special tokens stay undefined (not none), as in SMG's minijinja context.
+    const specials: Array<[string, string | null]> = [
+      ['bos_token', bosToken],
+      ['eos_token', eosToken],
+      ['unk_token', unkToken],
+      ['pad_token', padToken],
+    ];
+    for (const [name, value] of specials) if (value !== null) this.specials[name] = value;
     try {
       this.template = new Template(source);
     } catch (err) {
@@ -91,14 +99,7 @@ export class ChatTemplate {
       add_generation_prompt: req.addGenerationPrompt ?? true,
     };
     if (req.tools) context.tools = normalizeTools(req.tools);
-    // Absent special tokens stay undefined (not none), as in SMG's minijinja context.
-    const specials: Array<[string, string | null]> = [
-      ['bos_token', this.tokens.bosToken],
-      ['eos_token', this.tokens.eosToken],
-      ['unk_token', this.tokens.unkToken],
-      ['pad_token', this.tokens.padToken],
-    ];
-    for (const [name, value] of specials) if (value !== null) context[name] = value;
+    Object.assign(context, this.specials);
     for (const [key, value] of Object.entries(req.kwargs ?? {})) {
       if (value !== undefined && !BUILTINS.has(key)) context[key] = value;
     }

@@ -58,7 +58,7 @@ export interface GenerateOptions {
   stream: boolean;
 }
 
-export const ENGINE_ERROR_FINISH = 'engine finished the request with an error (see engine logs)';
+const ENGINE_ERROR_FINISH = 'engine finished the request with an error (see engine logs)';
 
 /**
  * Submits every choice, then returns the merged event stream. Submission failures throw before

@@ -58,6 +58,11 @@ export class StopDecoder {
     this.stopIds = new Set(opts.stopTokenIds ?? []);
     if (!opts.ignoreEos) for (const id of opts.eosTokenIds ?? []) this.stopIds.add(id);
     this.tokenStopStrings = opts.tokenStopStrings ?? new Map();
+    // A single-token stop string whose text is skipped never reaches the matcher: its id stops
+    // like a stop token. Decided once here, so each generated id costs one set lookup.
+    for (const id of this.tokenStopStrings.keys()) {
+      if (!this.stopIds.has(id) && tokenizer.decode([id], this.skip) === '') this.stopIds.add(id);
+    }
   }
 
   get stopped(): boolean {
@@ -88,11 +93,6 @@ export class StopDecoder {
     return this.visible ? held + this.tokenizer.decode([id], this.skip) : held;
   }
 
-  /** Whether a single-token stop string will never be seen by the matcher (skipped special). */
-  private isInvisibleStopString(id: number): boolean {
-    return this.tokenStopStrings.has(id) && this.tokenizer.decode([id], this.skip) === '';
-  }
-
   /** Feeds newly generated ids (one engine chunk); ids after a stop are ignored. */
   push(ids: readonly number[]): DecodeResult {
     if (this.done) return this.result('');
@@ -101,7 +101,7 @@ export class StopDecoder {
     for (let i = 0; i <= ids.length && !this.done; i++) {
       const atEnd = i === ids.length;
       const id = ids[i];
-      if (!atEnd && !this.stopIds.has(id) && !this.isInvisibleStopString(id)) continue;
+      if (!atEnd && !this.stopIds.has(id)) continue;
       // Ordinary ids are decoded a run at a time: one window decode per run, not per id.
       if (i > runStart) {
         const run = runStart === 0 && atEnd ? ids : ids.slice(runStart, i);

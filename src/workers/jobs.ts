@@ -51,12 +51,6 @@ export class JobTracker {
     return j;
   }
 
-  /** True while a job for this id is queued or running (not failed). */
-  inProgress(workerId: string): boolean {
-    const j = this.get(workerId);
-    return j !== null && j.status !== 'failed';
-  }
-
   private secs(): number {
     return Math.floor(this.now() / 1000);
   }

@@ -73,9 +73,6 @@ export class WorkerManager {
   get config(): WorkersConfig {
     return this.opts.config;
   }
-  get policyName(): PolicyName {
-    return this.selector.policyName;
-  }
 
   /** Registered workers in registration order (draining ones included). */
   list(): Worker[] {
@@ -142,7 +139,7 @@ export class WorkerManager {
       const modelId = resolveModelId(spec, this.config) ?? w.modelId;
       // Properties only: runtime, engine count and handshake address stay, so the connection does.
       w.updateIdentity({ ...w.identity, spec, modelId, health: resolveHealth(spec, this.config) });
-      this.afterIdentityChange(w);
+      this.ensureTokenizer(w);
     });
     return true;
   }
@@ -159,7 +156,7 @@ export class WorkerManager {
         w.counters = freshCounters();
         this.scheduler.schedule(w, 0);
       }
-      this.afterIdentityChange(w);
+      this.ensureTokenizer(w);
     });
     return true;
   }
@@ -261,10 +258,6 @@ export class WorkerManager {
     };
   }
 
-  private afterIdentityChange(w: Worker): void {
-    this.ensureTokenizer(w);
-  }
-
   private ensureTokenizer(w: Worker): void {
     if (this.config.disableTokenizerAutoload) return;
     this.autoload.ensure({
@@ -289,7 +282,7 @@ export class WorkerManager {
     w.status = next.status;
     w.counters = next.counters;
     if (prev !== next.status) this.logTransition(w, prev);
-    if (!ok && !this.config.disableTokenizerAutoload) this.ensureTokenizer(w);
+    if (!ok) this.ensureTokenizer(w);
     if (w.status === 'failed') {
       // Failed leaves the probe schedule; only a handshake already in flight can promote it.
       if (this.config.removeUnhealthyWorkers) {

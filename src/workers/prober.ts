@@ -35,10 +35,6 @@ export class ProbeScheduler {
     this.schedule(worker, delayMs);
   }
 
-  isScheduled(worker: Worker): boolean {
-    return this.slots.has(worker.id);
-  }
-
   cancel(worker: Worker): void {
     const slot = this.slots.get(worker.id);
     if (!slot) return;

@@ -2,7 +2,7 @@
  * The create_local_worker step: every registration rejection, in SMG's execution order, with its
  * exact text; on success the identity a Worker is built from.
  */
-import { handshakeAddressFor } from '../engine/fnv-port.js';
+import { deriveAddresses, IpcPathError } from '../engine/ipc-path.js';
 import type { RuntimeType } from '../engine/types.js';
 import type { Logger } from '../util/logger.js';
 import { connectionModeOf } from './url-checks.js';
@@ -97,14 +97,16 @@ export function resolveWorker(spec: WorkerSpec, id: string, env: RegistrationEnv
     );
   }
 
-  if (mode !== 'Zmq') throw new RegistrationError(`ZMQ worker URL must be ipc://<path>, got '${url}'`);
+  // The engine client's own address checks (ipc:// URL, tcp:// override, socket-path length), run
+  // here so an address it would refuse fails the registration instead of every later handshake.
   const override = spec.zmqHandshakeAddress;
-  if (override !== null && !override.startsWith('tcp://')) {
-    throw new RegistrationError(
-      `zmq_handshake_address must be a tcp:// address (the engine dials a TCP handshake), got '${override}'`,
-    );
+  let handshakeAddress: string;
+  try {
+    handshakeAddress = deriveAddresses(url, override).handshake;
+  } catch (err) {
+    if (err instanceof IpcPathError) throw new RegistrationError(err.message);
+    throw err;
   }
-  const handshakeAddress = override ?? handshakeAddressFor(url);
   for (const peer of env.zmqPeers()) {
     if (peer.url !== url && peer.handshakeAddress === handshakeAddress) {
       throw new RegistrationError(

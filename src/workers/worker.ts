@@ -92,9 +92,6 @@ export class Worker {
   get hasLiveClient(): boolean {
     return this.client !== null && this.client.alive;
   }
-  get isConnecting(): boolean {
-    return this.driver !== null;
-  }
   /** Requests the gateway has in flight on this worker (the `load` of GET /workers). */
   get load(): number {
     return this.activeRequests;

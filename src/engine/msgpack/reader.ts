@@ -54,8 +54,6 @@ export type TypedValue =
   | { t: 'map'; v: Array<[TypedValue, TypedValue]> }
   | { t: 'ext'; type: number; v: Uint8Array };
 
-export type WireTypeName = TypedValue['t'];
-
 const MAX_DEPTH = 64;
 const NIL: TypedValue = { t: 'nil' };
 const TRUE: TypedValue = { t: 'bool', v: true };

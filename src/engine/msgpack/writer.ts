@@ -8,7 +8,7 @@
  * headers on demand, which the library cannot.
  *
  * Usage: `w.reset()`, write values, then `w.toBuffer()` copies the exact bytes out (the internal
- * buffer is reused by the next message, so never hand out `view()` past the next write).
+ * buffer is reused by the next message).
  * Integers are written in their smallest form, exactly like msgspec/msgpack-python.
  */
 
@@ -55,11 +55,6 @@ export class MsgpackWriter {
     const out = Buffer.allocUnsafe(this.pos);
     this.buf.copy(out, 0, 0, this.pos);
     return out;
-  }
-
-  /** A view of the bytes written so far; invalid after the next write or reset. */
-  view(): Buffer {
-    return this.buf.subarray(0, this.pos);
   }
 
   private ensure(extra: number): void {

@@ -10,7 +10,7 @@ function digest(s: string): Buffer {
   return createHash('sha256').update(s, 'utf8').digest();
 }
 
-export function keyMatches(expected: string, presented: string): boolean {
+function keyMatches(expected: string, presented: string): boolean {
   return timingSafeEqual(digest(expected), digest(presented));
 }
 

@@ -12,7 +12,7 @@ interface Waiter {
   timer: NodeJS.Timeout;
 }
 
-export class ConcurrencyLimiter {
+class ConcurrencyLimiter {
   private active = 0;
   private readonly queue: Waiter[] = [];
 

@@ -1,8 +1,4 @@
-import type { GatewayContext } from '../context.js';
-
 /** Hono environment of the main app: per-request variables set by middleware. */
 export interface AppEnv {
   Variables: { requestId: string };
 }
-
-export type { GatewayContext };

@@ -31,8 +31,9 @@ export function httpAccounting(ctx: GatewayContext): MiddlewareHandler<AppEnv> {
       throw err;
     }
     const path = routeLabel(c);
-    m.httpRequests.inc({ method: c.req.method, path });
-    m.httpDuration.observe({ method: c.req.method, path }, (performance.now() - start) / 1000);
+    const labels = { method: c.req.method, path };
+    m.httpRequests.inc(labels);
+    m.httpDuration.observe(labels, (performance.now() - start) / 1000);
     m.httpResponses.inc({ path, status_code: String(c.res.status), error_code: c.res.headers.get('X-SMG-Error-Code') ?? '' });
     c.res = onBodyDone(c.res, done);
   };

@@ -18,7 +18,7 @@ function prefixFor(path: string): string {
   return 'req-';
 }
 
-export function generateRequestId(path: string): string {
+function generateRequestId(path: string): string {
   let s = prefixFor(path);
   for (let i = 0; i < 24; i++) s += ALPHABET[randomInt(ALPHABET.length)];
   return s;

@@ -194,7 +194,7 @@ export class TsRank {
       const t = this.tracks.get(o.requestId);
       if (!t) continue;
       tokens += o.newTokenIds.length;
-      addTokens(t, o.newTokenIds, o.newLogprobs?.map((l) => l.logprob) ?? null);
+      addTokens(t, o.newTokenIds, o.logprobs?.map((l) => l.logprob) ?? null);
       const terminal = o.finishReason !== null;
       try {
         if (!rowDue(t, terminal)) continue;

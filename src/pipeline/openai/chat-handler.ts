@@ -3,7 +3,7 @@
  * engine sampling → generate (n choices) → JSON or SSE.
  */
 import type { InferenceCall, InferenceHandler } from '../../gateway/route-deps.js';
-import { buildSampling } from '../build-sampling.js';
+import { buildSampling, checkTopLogprobs, decodeRules } from '../build-sampling.js';
 import { buildTemplateKwargs } from '../chat-template-thinking.js';
 import { ChatTemplateError } from '../chat-template.js';
 import { fanOut } from '../generate.js';
@@ -70,9 +70,8 @@ async function handleChat(call: InferenceCall): Promise<Response> {
     jsonToolConstraint: forcedTool !== null,
   });
 
-  if (worker.runtime === 'tokenspeed' && req.logprobs && (req.topLogprobs ?? 0) > 1) {
-    throw new ApiError(400, 'start_generation_failed', 'top_logprobs are not supported over the TokenSpeed ZMQ backend');
-  }
+  // top_logprobs is only accepted together with logprobs.
+  checkTopLogprobs(worker.runtime, req.topLogprobs ?? 0);
   // TokenSpeed returns only the sampled token's logprob: `top_logprobs` is always [] (request-pipeline §9.2).
   const topLogprobs = req.logprobs ? (worker.runtime === 'tokenspeed' ? 0 : (req.topLogprobs ?? 1)) : null;
   const plan = planStopStrings(req.stop, ctx.tokenizer);
@@ -81,20 +80,15 @@ async function handleChat(call: InferenceCall): Promise<Response> {
     promptLen: promptIds.length,
     maxModelLen: client.maxModelLen,
     vocab: ctx.tokenizer,
-    logprobs: topLogprobs === null ? null : Math.min(Math.max(topLogprobs, worker.runtime === 'tokenspeed' ? 0 : 1), 20),
+    // The engine is asked for at least the sampled token's logprob (top_logprobs ≤ 20 is validated).
+    logprobs: topLogprobs === null ? null : worker.runtime === 'tokenspeed' ? 0 : Math.max(topLogprobs, 1),
+    stopPlan: plan,
   });
 
   const wireId = backendRequestId(req.rid, call.requestId);
   const engineBase = engineRequestBase(wireId, req.rid, worker.runtime);
   const choices = fanOut(0, engineBase, promptIds, built.spec, req.n);
-
-  const rules = {
-    stopStrings: plan.textStops,
-    tokenStopStrings: plan.tokenStopStrings,
-    stopTokenIds: [...built.stopTokens.keys()],
-    keepStop: req.keepStop,
-    skipSpecialTokens,
-  };
+  const rules = decodeRules(plan, built, { keepStop: req.keepStop, skipSpecialTokens });
   const meta = {
     id: wireId,
     created: Math.floor(Date.now() / 1000),

@@ -2,9 +2,9 @@
  * Chat completion responses (request-pipeline §12.1/§12.2): one JSON object, or SSE chunks with a
  * role chunk first per choice, content chunks, one finish chunk per choice, an optional usage chunk.
  */
-import type { TokenLogprob } from '../../engine/types.js';
 import type { Decoder } from '../detokenizer.js';
 import type { GenEvent } from '../generate.js';
+import { collectChoices } from './collect-choices.js';
 import { chatLogprobs } from './logprobs-format.js';
 import { streamErrorText } from './respond-error.js';
 import { sseErrorFrame } from './errors.js';
@@ -25,27 +25,8 @@ export interface ChatMeta {
   forcedTool?: { shape: ToolCallShape; idFor: ToolCallIdFn } | null;
 }
 
-interface ChoiceAcc {
-  text: string;
-  logprobs: TokenLogprob[];
-  finish: string | null;
-  matched: string | number | null;
-}
-
 export async function collectChat(events: AsyncIterable<GenEvent>, meta: ChatMeta): Promise<Record<string, unknown>> {
-  const acc: ChoiceAcc[] = Array.from({ length: meta.n }, () => ({ text: '', logprobs: [], finish: null, matched: null }));
-  const usage = new UsageTally();
-  for await (const ev of events) {
-    const c = acc[ev.index];
-    if (ev.logprobs) c.logprobs.push(...ev.logprobs);
-    if (ev.kind === 'delta') {
-      c.text += ev.text;
-    } else {
-      c.finish = ev.finishReason;
-      c.matched = ev.matchedStop;
-      usage.add(0, ev.promptTokens, ev.completionTokens, ev.cachedTokens);
-    }
-  }
+  const { choices: acc, usage } = await collectChoices(events, meta.n, meta.n);
   const choices = acc.map((c, index) => {
     const message: Record<string, unknown> = { role: 'assistant' };
     const forced = meta.forcedTool;

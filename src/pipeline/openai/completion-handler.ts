@@ -3,13 +3,13 @@
  * tokens, as SMG does, and fans out into n choices; all choices stream through one generation.
  */
 import type { InferenceCall, InferenceHandler } from '../../gateway/route-deps.js';
-import { buildSampling } from '../build-sampling.js';
-import { fanOut, type ChoiceSpec } from '../generate.js';
+import { buildSampling, checkTopLogprobs, decodeRules } from '../build-sampling.js';
+import { fanOut } from '../generate.js';
 import { backendRequestId, engineRequestBase } from '../ids.js';
 import { planStopStrings } from '../stop-plan.js';
 import { parseCompletionRequest } from './completion-request.js';
 import { collectCompletion, completionFrames } from './completion-respond.js';
-import { ApiError, invalid } from './errors.js';
+import { invalid } from './errors.js';
 import { acquireWorker, modelContextFor, readJsonBody } from './route-context.js';
 import { runAndRespond, withApiErrors } from './run-and-respond.js';
 
@@ -27,34 +27,25 @@ async function handleCompletion(call: InferenceCall): Promise<Response> {
     for (const id of ids) if (id >= tok.vocabSize) throw invalid(`prompt: token id ${id} is out of vocabulary (size ${tok.vocabSize})`);
   }
   const { worker, client } = acquireWorker(services, req.model, prompts[0]);
-  if (worker.runtime === 'tokenspeed' && req.logprobs !== undefined && req.logprobs > 1) {
-    throw new ApiError(400, 'start_generation_failed', 'top_logprobs are not supported over the TokenSpeed ZMQ backend');
-  }
+  checkTopLogprobs(worker.runtime, req.logprobs ?? 0);
   const plan = planStopStrings(req.stop, tok);
   const wireId = backendRequestId(req.rid, call.requestId);
   const engineBase = engineRequestBase(wireId, req.rid, worker.runtime);
-  const choices: ChoiceSpec[] = [];
-  let stopTokenIds: number[] = [];
-  prompts.forEach((ids, p) => {
-    const built = buildSampling(req, {
+  const builds = prompts.map((ids) =>
+    buildSampling(req, {
       runtime: worker.runtime,
       promptLen: ids.length,
       maxModelLen: client.maxModelLen,
       vocab: tok,
       logprobs: req.logprobs ?? null,
-    });
-    stopTokenIds = [...built.stopTokens.keys()];
-    const promptId = prompts.length > 1 ? `${engineBase}-p${p}` : engineBase;
-    choices.push(...fanOut(p * req.n, promptId, ids, built.spec, req.n));
-  });
-
-  const rules = {
-    stopStrings: plan.textStops,
-    tokenStopStrings: plan.tokenStopStrings,
-    stopTokenIds,
-    keepStop: req.keepStop,
-    skipSpecialTokens: req.skipSpecialTokens,
-  };
+      stopPlan: plan,
+    }),
+  );
+  const choices = prompts.flatMap((ids, p) =>
+    fanOut(p * req.n, prompts.length > 1 ? `${engineBase}-p${p}` : engineBase, ids, builds[p].spec, req.n),
+  );
+  // The stop ids do not depend on the prompt: every build has the same.
+  const rules = decodeRules(plan, builds[0], { keepStop: req.keepStop, skipSpecialTokens: req.skipSpecialTokens });
   const meta = {
     id: wireId,
     created: Math.floor(Date.now() / 1000),

@@ -5,6 +5,7 @@
 import type { TokenLogprob } from '../../engine/types.js';
 import type { Decoder } from '../detokenizer.js';
 import type { GenEvent } from '../generate.js';
+import { collectChoices } from './collect-choices.js';
 import { sseErrorFrame } from './errors.js';
 import { completionLogprobs } from './logprobs-format.js';
 import { streamErrorText } from './respond-error.js';
@@ -25,24 +26,7 @@ export interface CompletionMeta {
 }
 
 export async function collectCompletion(events: AsyncIterable<GenEvent>, meta: CompletionMeta): Promise<Record<string, unknown>> {
-  const total = meta.echoText.length * meta.n;
-  const acc = Array.from({ length: total }, () => ({
-    text: '',
-    logprobs: [] as TokenLogprob[],
-    finish: null as string | null,
-    matched: null as string | number | null,
-  }));
-  const usage = new UsageTally();
-  for await (const ev of events) {
-    const c = acc[ev.index];
-    if (ev.logprobs) c.logprobs.push(...ev.logprobs);
-    if (ev.kind === 'delta') c.text += ev.text;
-    else {
-      c.finish = ev.finishReason;
-      c.matched = ev.matchedStop;
-      usage.add(Math.floor(ev.index / meta.n), ev.promptTokens, ev.completionTokens, ev.cachedTokens);
-    }
-  }
+  const { choices: acc, usage } = await collectChoices(events, meta.echoText.length * meta.n, meta.n);
   const choices = acc.map((c, index) => {
     const echo = meta.echoText[Math.floor(index / meta.n)];
     const choice: Record<string, unknown> = { text: echo + c.text + meta.suffix, index };

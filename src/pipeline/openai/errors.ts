@@ -2,21 +2,10 @@
  * Errors a client sees on /v1/*. Two envelopes, as SMG emits them (request-pipeline §2.2):
  * validation failures use `type: "invalid_request_error"` with the numeric code 400; everything the
  * pipeline raises later carries the HTTP reason phrase as `type`, a snake_case `code`, and the
- * `X-SMG-Error-Code` header.
+ * `X-SMG-Error-Code` header — the envelope of `gatewayError` (src/gateway/errors.ts), with the
+ * reason phrase taken from the same table.
  */
-
-const REASON: Record<number, string> = {
-  400: 'Bad Request',
-  401: 'Unauthorized',
-  404: 'Not Found',
-  409: 'Conflict',
-  413: 'Payload Too Large',
-  429: 'Too Many Requests',
-  500: 'Internal Server Error',
-  501: 'Not Implemented',
-  503: 'Service Unavailable',
-  504: 'Gateway Timeout',
-};
+import { STATUS_CODES } from 'node:http';
 
 export class ApiError extends Error {
   override name = 'ApiError';
@@ -37,7 +26,7 @@ export class ApiError extends Error {
       return { error: { message: this.message, type: 'invalid_request_error', code } };
     }
     return {
-      error: { type: REASON[this.status] ?? 'Error', code: this.code, message: this.message, param: null },
+      error: { type: STATUS_CODES[this.status] ?? 'Error', code: this.code, message: this.message, param: null },
     };
   }
 

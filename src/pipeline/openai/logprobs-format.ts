@@ -31,15 +31,16 @@ function entry(tok: Decoder, id: number, logprob: number): ChatTopLogprob {
  */
 export function chatLogprobs(tok: Decoder, positions: readonly TokenLogprob[], k: number): ChatLogprobEntry[] {
   return positions.map((p) => {
+    const sampled = entry(tok, p.tokenId, p.logprob);
     const top: ChatTopLogprob[] = [];
     if (k > 0) {
-      top.push(entry(tok, p.tokenId, p.logprob));
+      top.push(sampled);
       for (const cand of p.top) {
         if (top.length >= k) break;
         if (cand.tokenId !== p.tokenId) top.push(entry(tok, cand.tokenId, cand.logprob));
       }
     }
-    return { ...entry(tok, p.tokenId, p.logprob), top_logprobs: top };
+    return { ...sampled, top_logprobs: top };
   });
 }
 
@@ -64,10 +65,10 @@ export function completionLogprobs(
     out.tokens.push(text);
     out.token_logprobs.push(p.logprob);
     const top: Record<string, number> = {};
-    let n = 0;
-    for (const cand of [{ tokenId: p.tokenId, logprob: p.logprob }, ...p.top]) {
-      if (n >= k) break;
-      const t = tokenText(tok, cand.tokenId);
+    // The sampled token first (its text is already known), then the ranked candidates.
+    for (let j = -1, n = 0; j < p.top.length && n < k; j++) {
+      const cand = j < 0 ? p : p.top[j];
+      const t = j < 0 ? text : tokenText(tok, cand.tokenId);
       if (t in top) continue;
       top[t] = cand.logprob;
       n++;

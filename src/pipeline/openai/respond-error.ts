@@ -1,8 +1,8 @@
 import { EngineError } from '../../engine/client-types.js';
 import { ApiError } from './errors.js';
 
-export function apiErrorResponse(err: ApiError, extraHeaders: Record<string, string> = {}): Response {
-  return Response.json(err.body(), { status: err.status, headers: { ...err.headers(), ...extraHeaders } });
+export function apiErrorResponse(err: ApiError): Response {
+  return Response.json(err.body(), { status: err.status, headers: err.headers() });
 }
 
 /**

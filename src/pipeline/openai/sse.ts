@@ -4,7 +4,7 @@
  */
 const encoder = new TextEncoder();
 
-export const SSE_HEADERS: Record<string, string> = {
+const SSE_HEADERS: Record<string, string> = {
   'Content-Type': 'text/event-stream; charset=utf-8',
   'Cache-Control': 'no-cache',
   Connection: 'keep-alive',

@@ -51,7 +51,7 @@ export class CacheAwarePolicy implements RoutingPolicy {
     const max = Math.max(...loads);
     const min = Math.min(...loads);
     const { balanceAbsThreshold: abs, balanceRelThreshold: rel } = this.opts;
-    if (total === 0 || (max - min > abs && max > min * rel)) return leastLoaded(candidates, this.rotation);
+    if (total === 0 || (max - min > abs && max > min * rel)) return leastLoaded(candidates, this.rotation, loads);
 
     let best = -1;
     let bestMatch = -1;
@@ -66,10 +66,13 @@ export class CacheAwarePolicy implements RoutingPolicy {
 
     // No useful hit: the worker holding the least cached state has the most room to build it.
     let room = 0;
+    let roomSize = this.index.size(candidates[0].id);
     for (let i = 1; i < candidates.length; i++) {
-      const a = this.index.size(candidates[i].id);
-      const b = this.index.size(candidates[room].id);
-      if (a < b || (a === b && loads[i] < loads[room])) room = i;
+      const size = this.index.size(candidates[i].id);
+      if (size < roomSize || (size === roomSize && loads[i] < loads[room])) {
+        room = i;
+        roomSize = size;
+      }
     }
     return candidates[room];
   }

@@ -26,17 +26,20 @@ export interface PolicyEnv {
   random: () => number;
 }
 
-/** Lowest load wins; ties go to the first at or after `start`, so equal loads rotate. */
-export function leastLoaded<W extends RoutableWorker>(candidates: readonly W[], start = 0): W {
-  let best = candidates[start % candidates.length];
-  let bestScore = best.loadScore();
-  for (let i = 1; i < candidates.length; i++) {
-    const w = candidates[(start + i) % candidates.length];
-    const s = w.loadScore();
-    if (s < bestScore) {
-      best = w;
-      bestScore = s;
-    }
+/**
+ * Lowest load wins; ties go to the first at or after `start`, so equal loads rotate. `loads[i]` is
+ * candidate i's loadScore() when the caller already has it (a score copies the engine's rank table).
+ */
+export function leastLoaded<W extends RoutableWorker>(
+  candidates: readonly W[],
+  start = 0,
+  loads: readonly number[] = candidates.map((w) => w.loadScore()),
+): W {
+  const n = candidates.length;
+  let best = start % n;
+  for (let i = 1; i < n; i++) {
+    const j = (start + i) % n;
+    if (loads[j] < loads[best]) best = j;
   }
-  return best;
+  return candidates[best];
 }

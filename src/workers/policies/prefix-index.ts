@@ -8,7 +8,7 @@
  * short prompts sticky. Each worker keeps at most `maxBlocks` keys, least recently used evicted.
  */
 
-export const BLOCK_TOKENS = 16;
+const BLOCK_TOKENS = 16;
 
 export interface BlockKey {
   key: number;

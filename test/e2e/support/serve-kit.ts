@@ -6,8 +6,9 @@
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { zmqIpcUrl } from '../../../src/launcher/ports.js';
 import { freeTcpPort } from '../../../src/mock-engine/spawn.js';
-import { ROOT, runSmg, TINY_MODEL, type Proc } from './proc.js';
+import { killProc, ROOT, runSmg, TINY_MODEL, type Proc } from './proc.js';
 
 export const MOCK_PYTHON = join(ROOT, 'bin', 'mock-python');
 
@@ -81,9 +82,9 @@ export async function serveOnMocks(
     proc,
     dir,
     base: `http://127.0.0.1:${port}`,
-    workerUrl: (p) => `ipc://${dir}/engine-${p}`,
+    workerUrl: (p) => zmqIpcUrl(p, dir),
     async cleanup() {
-      if (proc.child.exitCode === null && proc.child.signalCode === null) proc.child.kill('SIGKILL');
+      await killProc(proc);
       for (const { pid } of launchedPids(proc.output())) {
         try {
           process.kill(-pid, 'SIGKILL');

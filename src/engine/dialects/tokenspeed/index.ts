@@ -16,19 +16,10 @@ export {
   encodeTokenSpeedAbort,
   encodeTokenSpeedAbortPayload,
 } from './request-encode.js';
-export { decodeTokenSpeedOutput, mapFinish as mapTokenSpeedFinish } from './output-decode.js';
-export { decodeTokenSpeedRegistration, isTokenSpeedVersion } from './registration-decode.js';
-export {
-  toTokenSpeedSampling,
-  normalizeTokenSpeedSampling,
-  grammarSlots as tokenspeedGrammarSlots,
-  choiceRegex as tokenspeedChoiceRegex,
-} from './sampling-normalize.js';
+export { decodeTokenSpeedOutput } from './output-decode.js';
+export { decodeTokenSpeedRegistration } from './registration-decode.js';
+export { toTokenSpeedSampling, normalizeTokenSpeedSampling } from './sampling-normalize.js';
 export { writeTokenSpeedSampling } from './sampling-write.js';
-export {
-  samplingRangeProblem as tokenspeedSamplingProblem,
-  gatewayOnlyProblem as tokenspeedGatewayProblem,
-} from './sampling-rules.js';
 export { SAMPLING_LAYOUT, defaultSamplingParams, type TsSamplingParams, type SlotKind } from './sampling-layout.js';
 export * from './wire-constants.js';
 

@@ -14,6 +14,7 @@ import {
   BATCH_MIN_LENGTH,
   BATCH_TAG,
   DEAD_SENTINEL,
+  FINISH_RUNNING,
 } from './wire-constants.js';
 
 /** Column names, for error messages; index = array position − 1. */
@@ -51,8 +52,8 @@ function decodeBatch(msg: unknown): OutputEvent {
       throw new WireDecodeError(`tokenspeed output: ragged column ${COLUMNS[i]} (${c.length} vs ${n} rids)`);
     }
   });
-  const outputs: RequestOutput[] = [];
-  for (let i = 0; i < n; i++) outputs.push(decodeRow(cols, i));
+  const outputs: RequestOutput[] = new Array<RequestOutput>(n);
+  for (let i = 0; i < n; i++) outputs[i] = decodeRow(cols, i);
   const tail = (pos: number, name: string): number => (msg.length > pos ? int(msg[pos], name) : 0);
   const engineIndex = tail(BATCH_ENGINE_INDEX_POS, 'engine_index');
   const numRunning = tail(BATCH_LOAD_POS, 'num_running');
@@ -66,20 +67,20 @@ function decodeBatch(msg: unknown): OutputEvent {
   return { kind: 'batch', engineIndex, outputs, load, finishedRequests: null };
 }
 
+/** One row; cell names for error messages are only built when a cell is bad (hot path). */
 function decodeRow(cols: unknown[][], i: number): RequestOutput {
-  const at = (c: number) => cols[c][i];
-  const requestId = at(0);
+  const requestId = cols[0][i];
   if (typeof requestId !== 'string') throw new WireDecodeError(`tokenspeed output: rids[${i}] is not a string`);
-  const newTokenIds = intList(at(1), `output_ids[${i}]`);
-  const wireFinish = at(2);
+  const newTokenIds = cellIntList(cols[1][i], 'output_ids', i);
+  const wireFinish = cols[2][i];
   if (typeof wireFinish !== 'string') {
     throw new WireDecodeError(`tokenspeed output: finished_reasons[${i}] is not a string`);
   }
   const finish = mapFinish(wireFinish);
-  const promptTokens = int(at(3), `prompt_tokens[${i}]`);
-  const completionTokens = int(at(4), `completion_tokens[${i}]`);
-  const cachedTokens = int(at(5), `cached_tokens[${i}]`);
-  const logprobs = decodeLogprobs(at(6), at(7), i);
+  const promptTokens = cellInt(cols[3][i], 'prompt_tokens', i);
+  const completionTokens = cellInt(cols[4][i], 'completion_tokens', i);
+  const cachedTokens = cellInt(cols[5][i], 'cached_tokens', i);
+  const logprobs = decodeLogprobs(cols[6][i], cols[7][i], i);
   return {
     requestId,
     newTokenIds,
@@ -103,9 +104,9 @@ function decodeRow(cols: unknown[][], i: number): RequestOutput {
  * SMG keeps stop/length/abort, treats "error" as an engine error, and maps anything unknown to
  * stop (with a warning upstream; the dialect has no logger and the pipeline sees `stop`).
  */
-export function mapFinish(wire: string): FinishReason | null {
+function mapFinish(wire: string): FinishReason | null {
   switch (wire) {
-    case '':
+    case FINISH_RUNNING:
       return null;
     case 'stop':
     case 'length':
@@ -132,8 +133,8 @@ function abortMessage(completionTokens: number): string {
 }
 
 function decodeLogprobs(valRaw: unknown, idxRaw: unknown, i: number): TokenLogprob[] | null {
-  const vals = list(valRaw, `output_token_logprobs_val[${i}]`);
-  const ids = intList(idxRaw, `output_token_logprobs_idx[${i}]`);
+  const vals = cellList(valRaw, 'output_token_logprobs_val', i);
+  const ids = cellIntList(idxRaw, 'output_token_logprobs_idx', i);
   if (vals.length !== ids.length) {
     throw new WireDecodeError(`tokenspeed output: row ${i} has ${vals.length} logprobs for ${ids.length} ids`);
   }
@@ -150,15 +151,27 @@ function list(v: unknown, name: string): unknown[] {
   return v;
 }
 
-function intList(v: unknown, name: string): number[] {
-  const l = list(v, name);
-  for (const x of l) int(x, name);
+function int(v: unknown, name: string): number {
+  if (!isInt(v)) throw new WireDecodeError(`tokenspeed output: ${name} is not an integer`);
+  return v;
+}
+
+function isInt(v: unknown): v is number {
+  return typeof v === 'number' && Number.isInteger(v);
+}
+
+// Per-row cells: `column[i]` names the cell in errors, built only on failure.
+
+function cellList(v: unknown, column: string, i: number): unknown[] {
+  return Array.isArray(v) ? v : list(v, `${column}[${i}]`);
+}
+
+function cellIntList(v: unknown, column: string, i: number): number[] {
+  const l = cellList(v, column, i);
+  for (let j = 0; j < l.length; j++) if (!isInt(l[j])) int(l[j], `${column}[${i}]`);
   return l as number[];
 }
 
-function int(v: unknown, name: string): number {
-  if (typeof v !== 'number' || !Number.isInteger(v)) {
-    throw new WireDecodeError(`tokenspeed output: ${name} is not an integer`);
-  }
-  return v;
+function cellInt(v: unknown, column: string, i: number): number {
+  return isInt(v) ? v : int(v, `${column}[${i}]`);
 }

@@ -43,11 +43,6 @@ export function decodeTokenSpeedRegistration(payload: Buffer): Registration {
   };
 }
 
-/** The engine's own dialect signal; SMG does not check it, but it helps diagnose a wrong runtime. */
-export function isTokenSpeedVersion(version: string): boolean {
-  return version.startsWith('tokenspeed-');
-}
-
 function optInt(raw: Record<string, unknown>, key: string): number | null {
   const v = raw[key];
   if (v === undefined || v === null) return null;

@@ -26,8 +26,6 @@ export const GREEDY_TEMPERATURE_EPS = 1e-6;
 export const ADD_SENT_LENGTH = 11;
 /** The engine rejects ADD arrays shorter than tag..sampling_params (§4.1). */
 export const ADD_MIN_LENGTH = 6;
-/** Number of positional slots in SamplingParams (§4.3). */
-export const SAMPLING_SLOTS = 29;
 
 /** Batch arities seen in the field: 9 (pre 2026-08-12), 10 (main), 14 (load branch) (§6.1). */
 export type BatchArity = 9 | 10 | 14;

@@ -65,6 +65,7 @@ function decodeOne(raw: unknown, frames: readonly Buffer[]): RequestOutput {
   let finish: FinishReason | null = null;
   if (finishRaw !== null) finish = finishReasonFromCode(int(finishRaw, 'finish_reason'));
   const stopRaw: unknown = raw[6] ?? null;
+  const logprobsRaw: unknown = raw[2] ?? null;
   if (stopRaw !== null && typeof stopRaw !== 'string' && !Number.isInteger(stopRaw)) {
     throw new WireDecodeError(`${requestId}: stop_reason is neither int nor str`);
   }
@@ -73,7 +74,8 @@ function decodeOne(raw: unknown, frames: readonly Buffer[]): RequestOutput {
     newTokenIds,
     finish,
     stopReason: stopRaw as number | string | null,
-    logprobs: decodeLogprobRows(raw[2] ?? null, frames, `${requestId}.new_logprobs`),
+    // Most outputs carry no logprobs: skip building the error-context string for them.
+    logprobs: logprobsRaw === null ? null : decodeLogprobRows(logprobsRaw, frames, `${requestId}.new_logprobs`),
     cachedTokens: cachedTokens(raw[11] ?? null),
     errorMessage: null,
     // vLLM appends the token that matched (EOS or a stop_token_ids id) before finishing STOP.

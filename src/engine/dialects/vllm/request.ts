@@ -12,9 +12,11 @@ import { checkSamplingSpec, writeSamplingParams } from './sampling.js';
 // One writer reused by every encode (they are synchronous); each frame gets a copy of the bytes.
 const w = new MsgpackWriter(4096);
 
-function typeFrame(type: number): Buffer {
-  return Buffer.from([type]);
-}
+// The type byte frames never change; one shared Buffer each instead of an allocation per message.
+const ADD_FRAME = Buffer.from([RequestType.ADD]);
+const ABORT_FRAME = Buffer.from([RequestType.ABORT]);
+const START_DP_WAVE_FRAME = Buffer.from([RequestType.START_DP_WAVE]);
+const UTILITY_FRAME = Buffer.from([RequestType.UTILITY]);
 
 /** ADD. Throws WireEncodeError for a request the engine would reject. */
 export function encodeAdd(req: EngineRequest): InputFrames {
@@ -38,7 +40,7 @@ export function encodeAdd(req: EngineRequest): InputFrames {
     // 11 client_index: must be 0 — it indexes the engine's list of output sockets (one here).
     w.int(0).int(0).int(req.priority); // 11 client_index, 12 current_wave, 13 priority
     w.nil().bool(false).nil().nil().nil().bool(false); // 14..19 (trace … abort_immediately)
-    return [typeFrame(RequestType.ADD), w.toBuffer()];
+    return [ADD_FRAME, w.toBuffer()];
   } catch (err) {
     if (err instanceof WireEncodeError) throw err;
     throw new WireEncodeError(`request ${req.requestId}: ${(err as Error).message}`);
@@ -48,7 +50,7 @@ export function encodeAdd(req: EngineRequest): InputFrames {
 /** ABORT: idempotent; the engine sends nothing back for a client abort. */
 export function encodeAbort(requestIds: readonly string[]): InputFrames {
   w.reset().strArray(requestIds);
-  return [typeFrame(RequestType.ABORT), w.toBuffer()];
+  return [ABORT_FRAME, w.toBuffer()];
 }
 
 /**
@@ -57,7 +59,7 @@ export function encodeAbort(requestIds: readonly string[]): InputFrames {
  */
 export function encodeStartWave(wave: number): InputFrames {
   w.reset().arrayHeader(2).int(wave).nil();
-  return [typeFrame(RequestType.START_DP_WAVE), w.toBuffer()];
+  return [START_DP_WAVE_FRAME, w.toBuffer()];
 }
 
 /**
@@ -69,5 +71,5 @@ export function encodeUtility(callId: number | bigint, method: string, args: rea
   if (typeof callId === 'bigint') w.bigint(callId);
   else w.int(callId);
   w.str(method).value(args);
-  return [typeFrame(RequestType.UTILITY), w.toBuffer()];
+  return [UTILITY_FRAME, w.toBuffer()];
 }

@@ -19,10 +19,6 @@ function mismatch(want: string, v: TypedValue, path: string): never {
   fail(`Expected \`${want}\`, got \`${msgspecTypeName(v)}\` - at \`${path}\``);
 }
 
-export function isNil(v: TypedValue | undefined): boolean {
-  return v === undefined || v.t === 'nil';
-}
-
 export function expectInt(v: TypedValue, path: string): number {
   if (v.t !== 'int') mismatch('int', v, path);
   return typeof v.v === 'bigint' ? Number(v.v) : v.v;
