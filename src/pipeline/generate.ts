@@ -56,6 +56,34 @@ export interface GenerateOptions {
   timeoutMs: number;
   /** Whether the client streams (TokenSpeed sends fewer rows when not). */
   stream: boolean;
+  observer?: GenerationObserver;
+}
+
+/** Request-level facts for metrics, reported as they happen (once each, except choiceEnded). */
+export interface GenerationObserver {
+  firstText(): void;
+  choiceEnded(promptTokens: number, completionTokens: number): void;
+  /** All choices ended (error null), or the generation failed. */
+  done(error: unknown): void;
+}
+
+interface EventSink {
+  push(ev: GenEvent): void;
+}
+
+/** Forwards events to the queue, telling the observer about the first text and each end. */
+function observed(queue: AsyncQueue<GenEvent>, observer: GenerationObserver): EventSink {
+  let sawText = false;
+  return {
+    push(ev) {
+      if (ev.kind === 'end') observer.choiceEnded(ev.promptTokens, ev.completionTokens);
+      else if (!sawText) {
+        sawText = true;
+        observer.firstText();
+      }
+      queue.push(ev);
+    },
+  };
 }
 
 const ENGINE_ERROR_FINISH = 'engine finished the request with an error (see engine logs)';
@@ -101,11 +129,13 @@ export function generate(opts: GenerateOptions): AsyncQueue<GenEvent> {
       clearTimeout(timer);
       opts.signal.removeEventListener('abort', onAbort);
       queue.end();
+      opts.observer?.done(null);
     }
   };
+  const sink = opts.observer ? observed(queue, opts.observer) : queue;
   streams.forEach((s, i) => {
     const choice = opts.choices[i];
-    runChoice(s, choice, opts, queue).then(
+    runChoice(s, choice, opts, sink).then(
       () => {
         live.delete(s.requestId);
         finishOne();
@@ -115,6 +145,7 @@ export function generate(opts: GenerateOptions): AsyncQueue<GenEvent> {
         clearTimeout(timer);
         abortAll();
         queue.fail(err);
+        opts.observer?.done(err);
       },
     );
   });
@@ -138,7 +169,7 @@ async function runChoice(
   stream: RequestStream,
   choice: ChoiceSpec,
   opts: GenerateOptions,
-  out: AsyncQueue<GenEvent>,
+  out: EventSink,
 ): Promise<void> {
   const { rules } = opts;
   const decoder = new StopDecoder(opts.tokenizer, {

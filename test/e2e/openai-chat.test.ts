@@ -84,6 +84,18 @@ describe('chat completions', () => {
     });
   });
 
+  it('records router metrics: request count, TTFT and input/output tokens', async () => {
+    const metric = async (re: RegExp) => Number(re.exec(await (await fetch(rig.metricsURL)).text())?.[1] ?? 0);
+    const requests = /smg_router_requests_total\{[^}]*endpoint="chat_completions"[^}]*streaming="false"[^}]*\} (\d+)/;
+    const output = /smg_router_tokens_total\{[^}]*endpoint="chat_completions"[^}]*token_type="output"[^}]*\} (\d+)/;
+    const ttft = /smg_router_ttft_seconds_count\{[^}]*endpoint="chat_completions"[^}]*\} (\d+)/;
+    const before = [await metric(requests), await metric(output), await metric(ttft)];
+    await rig.openai.chat.completions.create({ model: rig.model, messages: user('Hi') });
+    expect(await metric(requests)).toBe(before[0] + 1);
+    expect(await metric(output)).toBe(before[1] + SCRIPT_TOKENS + 1);
+    expect(await metric(ttft)).toBe(before[2] + 1);
+  });
+
   it('stream: role first, text equals the script, one finish chunk, usage chunk, then [DONE]', async () => {
     const chunks = await collect(
       await rig.openai.chat.completions.create({

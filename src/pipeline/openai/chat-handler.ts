@@ -107,6 +107,8 @@ async function handleChat(call: InferenceCall): Promise<Response> {
     choices,
     rules,
     stream: req.stream,
+    model: req.model,
+    endpoint: 'chat_completions',
     meta,
     frames: chatFrames,
     collect: collectChat,

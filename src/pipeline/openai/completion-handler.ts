@@ -65,6 +65,8 @@ async function handleCompletion(call: InferenceCall): Promise<Response> {
     choices,
     rules,
     stream: req.stream,
+    model: req.model,
+    endpoint: 'completions',
     meta,
     frames: completionFrames,
     collect: collectCompletion,

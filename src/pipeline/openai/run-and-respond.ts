@@ -8,6 +8,7 @@ import type { Decoder } from '../detokenizer.js';
 import type { AsyncQueue } from '../async-queue.js';
 import { generate, type ChoiceSpec, type DecodeRules, type GenEvent } from '../generate.js';
 import { ApiError } from './errors.js';
+import { requestMetrics } from './request-metrics.js';
 import { apiErrorResponse, streamError, submitError } from './respond-error.js';
 import { sseResponse } from './sse.js';
 
@@ -19,6 +20,9 @@ export interface RunSpec<M> {
   choices: ChoiceSpec[];
   rules: DecodeRules;
   stream: boolean;
+  /** Labels of the router metrics. */
+  model: string;
+  endpoint: 'chat_completions' | 'completions';
   meta: M;
   frames: (events: AsyncIterable<GenEvent>, meta: M) => AsyncGenerator<string>;
   collect: (events: AsyncIterable<GenEvent>, meta: M) => Promise<Record<string, unknown>>;
@@ -34,6 +38,11 @@ export async function runAndRespond<M>(spec: RunSpec<M>): Promise<Response> {
     done();
     call.signal.removeEventListener('abort', onClientGone);
   };
+  const observer = requestMetrics(
+    call.services.metrics,
+    { backend_type: worker.runtime, model: spec.model, endpoint: spec.endpoint },
+    spec.stream,
+  );
   let events: AsyncQueue<GenEvent>;
   try {
     events = generate({
@@ -44,9 +53,11 @@ export async function runAndRespond<M>(spec: RunSpec<M>): Promise<Response> {
       signal: abort.signal,
       timeoutMs: call.services.config.requestTimeoutSecs * 1000,
       stream: spec.stream,
+      observer,
     });
   } catch (err) {
     finish();
+    observer.failedToStart(err);
     throw submitError(err);
   }
   const headers = { 'x-request-id': call.requestId };
