@@ -13,7 +13,7 @@ import type { SamplingSpec } from '../src/engine/types.js';
 import { buildSampling } from '../src/pipeline/build-sampling.js';
 import { buildTemplateKwargs } from '../src/pipeline/chat-template-thinking.js';
 import { loadModelContext } from '../src/pipeline/model-context.js';
-import { parseChatRequest } from '../src/pipeline/openai/chat-request.js';
+import { parseChatRequest } from '../src/api/openai/chat-request.js';
 import { createLogger } from '../src/util/logger.js';
 import { parseBenchArgs, USAGE, type BenchOptions } from './bench/args.js';
 import { formatProfileSummary, summarizeProfile } from './bench/cpuprofile.js';

@@ -12,7 +12,7 @@ import { drainGate } from './middleware/drain-gate.js';
 import type { AppEnv } from './middleware/env.js';
 import { httpAccounting } from './middleware/http-metrics.js';
 import { requestId } from './middleware/request-id.js';
-import { INFERENCE_PATHS } from './route-deps.js';
+import { INFERENCE_PATHS } from '../api/types.js';
 import { registerAdminRoutes } from './routes/admin.js';
 import { registerInferenceRoutes } from './routes/inference.js';
 import { registerModelRoutes } from './routes/models.js';

@@ -9,7 +9,8 @@ import { InMemoryTokenizerRegistry, type TokenizerRegistry } from '../workers/to
 import { workersConfigOf, type GatewayConfig } from './config.js';
 import { Lifecycle } from './lifecycle.js';
 import { GatewayMetrics } from './metrics.js';
-import type { GatewayServices, RouteDeps } from './route-deps.js';
+import type { ApiDeps } from '../api/types.js';
+import type { PipelineServices } from '../pipeline/services.js';
 
 export interface GatewayContext {
   config: GatewayConfig;
@@ -18,15 +19,15 @@ export interface GatewayContext {
   tokenizers: TokenizerRegistry;
   metrics: GatewayMetrics;
   lifecycle: Lifecycle;
-  deps: RouteDeps;
-  services: GatewayServices;
+  deps: ApiDeps;
+  services: PipelineServices;
 }
 
 export interface ContextOptions {
   logger?: Logger;
   /** Engine connector; the real ZMQ client by default. */
   connect?: ConnectEngineFn;
-  deps?: RouteDeps;
+  deps?: ApiDeps;
   tokenizers?: TokenizerRegistry;
   random?: () => number;
   /** Process/nodejs default metrics (on for the real server, off for unit tests). */

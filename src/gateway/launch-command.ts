@@ -4,7 +4,7 @@
  */
 import { createLogger } from '../util/logger.js';
 import { parseLaunchArgv } from './launch-args.js';
-import { pipelineRouteDeps } from '../pipeline/openai/handlers.js';
+import { apiDeps } from '../api/handlers.js';
 import { startGateway, type GatewayHandle } from './server.js';
 import { configWarnings, validateGatewayConfig } from './validate-config.js';
 
@@ -80,7 +80,7 @@ export async function runLaunch(argv: string[], io: Partial<LaunchIo> = {}): Pro
 
   try {
     try {
-      handle = await startGateway(config, { logger, deps: pipelineRouteDeps() });
+      handle = await startGateway(config, { logger, deps: apiDeps() });
     } catch (err) {
       logger.error(`Error starting router: ${(err as Error).message}`);
       return 1;

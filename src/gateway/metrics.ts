@@ -6,6 +6,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { WorkerMetricsSink } from '../workers/manager.js';
 import type { PolicyName } from '../workers/types.js';
 import type { Worker } from '../workers/worker.js';
+import type { RouterMetrics } from '../pipeline/metrics.js';
 
 /** SMG's duration buckets, applied to every *_duration_seconds metric. */
 const DURATION_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 30, 45, 60, 90, 120, 180, 240];
@@ -14,19 +15,6 @@ const ZMQ = 'zmq';
 const WORKER_TYPE = 'regular';
 /** Removed workers keep a -1 health series for a while; bounded so churn cannot grow memory. */
 const MAX_REMOVED = 256;
-
-/** What the request pipeline records per request (router_type/connection_mode are fixed here). */
-export interface RouterMetrics {
-  readonly requestsTotal: Counter<'router_type' | 'backend_type' | 'connection_mode' | 'model' | 'endpoint' | 'streaming'>;
-  readonly requestDuration: Histogram<'router_type' | 'backend_type' | 'connection_mode' | 'model' | 'endpoint'>;
-  readonly errorsTotal: Counter<'router_type' | 'backend_type' | 'connection_mode' | 'model' | 'endpoint' | 'error_type'>;
-  readonly ttft: Histogram<'router_type' | 'backend_type' | 'model' | 'endpoint'>;
-  readonly tpot: Histogram<'router_type' | 'backend_type' | 'model' | 'endpoint'>;
-  readonly generationDuration: Histogram<'router_type' | 'backend_type' | 'model' | 'endpoint'>;
-  readonly tokensTotal: Counter<'router_type' | 'backend_type' | 'model' | 'endpoint' | 'token_type'>;
-  /** Label values shared by every router series. */
-  readonly fixedLabels: { router_type: string; connection_mode: string };
-}
 
 export class GatewayMetrics implements WorkerMetricsSink {
   readonly registry = new Registry();

@@ -1,7 +1,7 @@
 import type { RuntimeType, SamplingSpec } from '../engine/types.js';
+import { PipelineError, invalid } from './errors.js';
 import type { DecodeRules } from './generate.js';
-import { ApiError, invalid } from './openai/errors.js';
-import type { SamplingRequest } from './openai/sampling-request.js';
+import type { SamplingRequest } from './request.js';
 import { type StopPlan, planStopStrings } from './stop-plan.js';
 
 /** What request building needs from the tokenizer. */
@@ -41,7 +41,7 @@ export function buildSampling(
   const { promptLen, maxModelLen, vocab } = opts;
   if (promptLen === 0) throw invalid('The prompt is empty: at least one token is required');
   if (promptLen >= maxModelLen) {
-    throw new ApiError(
+    throw new PipelineError(
       400,
       'context_length_exceeded',
       `This model's maximum context length is ${maxModelLen} tokens. However, your request has ${promptLen} input tokens. Please reduce the length of the input messages.`,
@@ -50,7 +50,7 @@ export function buildSampling(
   }
   const room = maxModelLen - promptLen;
   if (req.maxTokens !== undefined && req.maxTokens > room) {
-    throw new ApiError(
+    throw new PipelineError(
       400,
       'context_length_exceeded',
       `'max_tokens' or 'max_completion_tokens' is too large: ${req.maxTokens}. This model's maximum context length is ${maxModelLen} tokens and your request has ${promptLen} input tokens (${req.maxTokens} > ${maxModelLen} - ${promptLen}).`,
@@ -115,7 +115,7 @@ export function buildSampling(
 /** TokenSpeed's ZMQ output carries only the sampled token's logprob (request-pipeline §9.2). */
 export function checkTopLogprobs(runtime: RuntimeType, requested: number): void {
   if (runtime === 'tokenspeed' && requested > 1) {
-    throw new ApiError(400, 'start_generation_failed', 'top_logprobs are not supported over the TokenSpeed ZMQ backend');
+    throw new PipelineError(400, 'start_generation_failed', 'top_logprobs are not supported over the TokenSpeed ZMQ backend');
   }
 }
 
@@ -132,10 +132,4 @@ export function decodeRules(
     keepStop: opts.keepStop,
     skipSpecialTokens: opts.skipSpecialTokens,
   };
-}
-
-/** Seed for fan-out sub-request i: seed + i with i32 wrap-around (vLLM's rule). */
-export function subSeed(seed: number | null, i: number): number | null {
-  if (seed === null) return null;
-  return ((seed + i) | 0);
 }

@@ -5,20 +5,15 @@
  * request at once instead of letting the engine run on (an improvement over SMG).
  */
 import { EngineError, type EngineClientApi, type EngineChunk, type RequestStream } from '../engine/client-types.js';
-import type { EngineRequest, SamplingSpec, TokenLogprob } from '../engine/types.js';
+import type { EngineRequest, TokenLogprob } from '../engine/types.js';
 import { AsyncQueue } from './async-queue.js';
-import { subSeed } from './build-sampling.js';
 import type { Decoder } from './detokenizer.js';
-import { ApiError } from './openai/errors.js';
+import { PipelineError } from './errors.js';
+import type { EventSink, FinishKind, GenEvent } from './events.js';
+import type { ChoiceSpec } from './fan-out.js';
+import { ChoiceOutput } from './output/choice-output.js';
+import type { OutputPlan } from './output/output-plan.js';
 import { StopDecoder } from './stop-decoder.js';
-
-export interface ChoiceSpec {
-  /** Index of this choice in the response. */
-  index: number;
-  wireId: string;
-  promptTokenIds: number[];
-  sampling: SamplingSpec;
-}
 
 export interface DecodeRules {
   stopStrings: readonly string[];
@@ -29,22 +24,6 @@ export interface DecodeRules {
   keepStop: boolean;
   skipSpecialTokens: boolean;
 }
-
-export type FinishKind = 'stop' | 'length' | 'abort';
-
-export type GenEvent =
-  | { kind: 'delta'; index: number; text: string; logprobs: TokenLogprob[] | null }
-  | {
-      kind: 'end';
-      index: number;
-      finishReason: FinishKind;
-      matchedStop: string | number | null;
-      promptTokens: number;
-      completionTokens: number;
-      cachedTokens: number;
-      /** Logprobs of tokens whose text never became visible (held at the end). */
-      logprobs: TokenLogprob[] | null;
-    };
 
 export interface GenerateOptions {
   client: EngineClientApi;
@@ -57,6 +36,8 @@ export interface GenerateOptions {
   /** Whether the client streams (TokenSpeed sends fewer rows when not). */
   stream: boolean;
   observer?: GenerationObserver;
+  /** How each choice's text becomes events (parsers); null = plain content. */
+  output?: OutputPlan | null;
 }
 
 /** Request-level facts for metrics, reported as they happen (once each, except choiceEnded). */
@@ -65,10 +46,6 @@ export interface GenerationObserver {
   choiceEnded(promptTokens: number, completionTokens: number): void;
   /** All choices ended (error null), or the generation failed. */
   done(error: unknown): void;
-}
-
-interface EventSink {
-  push(ev: GenEvent): void;
 }
 
 /** Forwards events to the queue, telling the observer about the first text and each end. */
@@ -113,7 +90,7 @@ export function generate(opts: GenerateOptions): AsyncQueue<GenEvent> {
   };
   const timer = setTimeout(() => {
     abortAll();
-    queue.fail(new ApiError(504, 'request_timeout', `Request timed out after ${opts.timeoutMs / 1000}s`));
+    queue.fail(new PipelineError(504, 'request_timeout', `Request timed out after ${opts.timeoutMs / 1000}s`));
   }, opts.timeoutMs);
   timer.unref();
   const onAbort = () => {
@@ -181,6 +158,7 @@ async function runChoice(
     promptIds: choice.promptTokenIds,
   });
   const index = choice.index;
+  const output = new ChoiceOutput(index, opts.output ?? null, opts.stream, out);
   let completionTokens = 0;
   let promptTokens = choice.promptTokenIds.length;
   let cachedTokens = 0;
@@ -198,31 +176,26 @@ async function runChoice(
     }
 
     const r = decoder.push(visibleIds(chunk, rules.keepStop));
-    if (r.text) {
-      out.push({ kind: 'delta', index, text: r.text, logprobs: pending });
-      pending = null;
-    }
+    if (r.text && output.push(r.text, pending)) pending = null;
     if (r.stopped) {
       if (chunk.finish === null) opts.client.abort(stream.requestId);
-      out.push(endEvent(index, 'stop', r.matchedStop ?? engineStop(chunk.stopReason, rules)));
+      end('stop', r.matchedStop ?? engineStop(chunk.stopReason, rules));
       return;
     }
     if (chunk.finish !== null) {
       const tail = decoder.finish();
-      if (tail.text) {
-        out.push({ kind: 'delta', index, text: tail.text, logprobs: pending });
-        pending = null;
-      }
+      if (tail.text && output.push(tail.text, pending)) pending = null;
       const reason: FinishKind = tail.stopped || chunk.finish === 'repetition' ? 'stop' : chunk.finish;
-      out.push(endEvent(index, reason, tail.matchedStop ?? engineStop(chunk.stopReason, rules)));
+      end(reason, tail.matchedStop ?? engineStop(chunk.stopReason, rules));
       return;
     }
   }
   // The stream ended without a terminal output: the request was aborted (client gone).
-  out.push(endEvent(index, 'abort', null));
+  end('abort', null);
 
-  function endEvent(i: number, finishReason: FinishKind, matchedStop: string | number | null): GenEvent {
-    return { kind: 'end', index: i, finishReason, matchedStop, promptTokens, completionTokens, cachedTokens, logprobs: pending };
+  function end(reason: FinishKind, matchedStop: string | number | null): void {
+    const finishReason = output.finish(reason);
+    out.push({ kind: 'end', index, finishReason, matchedStop, promptTokens, completionTokens, cachedTokens, logprobs: pending });
   }
 }
 
@@ -238,17 +211,4 @@ function visibleIds(chunk: EngineChunk, keepStop: boolean): readonly number[] {
 function engineStop(stopReason: number | string | null, rules: DecodeRules): string | number | null {
   if (typeof stopReason === 'number') return rules.tokenStopStrings.get(stopReason) ?? stopReason;
   return stopReason;
-}
-
-/**
- * n > 1 fan-out (request-pipeline §8.1): sub-request i gets wire id `<base>-i` and seed + i; a
- * single choice keeps the base id and the spec untouched.
- */
-export function fanOut(firstIndex: number, wireBase: string, promptTokenIds: number[], spec: SamplingSpec, n: number): ChoiceSpec[] {
-  if (n === 1) return [{ index: firstIndex, wireId: wireBase, promptTokenIds, sampling: spec }];
-  const out: ChoiceSpec[] = [];
-  for (let i = 0; i < n; i++) {
-    out.push({ index: firstIndex + i, wireId: `${wireBase}-${i}`, promptTokenIds, sampling: { ...spec, seed: subSeed(spec.seed, i) } });
-  }
-  return out;
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildApp, buildMetricsApp } from '../../src/gateway/app.js';
 import { defaultGatewayConfig, type GatewayConfig } from '../../src/gateway/config.js';
 import { createGatewayContext } from '../../src/gateway/context.js';
-import type { RouteDeps } from '../../src/gateway/route-deps.js';
+import type { ApiDeps as RouteDeps } from '../../src/api/types.js';
 import { FakeConnector } from '../../src/workers/testing/fake-engine.js';
 import { captureLogger } from '../../src/workers/testing/log-capture.js';
 

@@ -14,7 +14,7 @@ import { installSignalHandlers } from '../../launcher/signals.js';
 import { killProcessGroup, spawnEngine } from '../../launcher/spawn-engine.js';
 import { createStartupDisplay, handshakeText } from '../../launcher/startup-display.js';
 import { Supervisor, type EngineExitEvent } from '../../launcher/supervisor.js';
-import { pipelineRouteDeps } from '../../pipeline/openai/handlers.js';
+import { apiDeps } from '../../api/handlers.js';
 import type { Logger } from '../../util/logger.js';
 import { connectEngine } from '../../workers/connect.js';
 import { EngineWatch, type HandshakeEvent } from './engine-watch.js';
@@ -123,7 +123,7 @@ export async function startServe(prep: PreparedServe, io: ServeIo): Promise<Serv
 
   let gateway: GatewayHandle;
   try {
-    gateway = await startGateway(prep.gateway, { logger, deps: pipelineRouteDeps(), connect: watch.connect });
+    gateway = await startGateway(prep.gateway, { logger, deps: apiDeps(), connect: watch.connect });
   } catch (err) {
     display.stop();
     await controller.finish(1);

@@ -1,12 +1,12 @@
 /**
- * Inference routes are placeholders over the pipeline seam (RouteDeps.inference): the route only
+ * Inference routes are placeholders over the protocol seam (ApiDeps.inference): the route only
  * packages the request; the pipeline does everything else. Without a handler → 501.
  */
 import type { Hono } from 'hono';
 import type { GatewayContext } from '../context.js';
 import { gatewayError } from '../errors.js';
 import type { AppEnv } from '../middleware/env.js';
-import { INFERENCE_PATHS, type InferenceEndpoint } from '../route-deps.js';
+import { INFERENCE_PATHS, type InferenceEndpoint } from '../../api/types.js';
 
 /** Always routed (501 until the pipeline is plugged in); the others exist only with a handler. */
 const ALWAYS: readonly InferenceEndpoint[] = ['chat_completions', 'completions'];

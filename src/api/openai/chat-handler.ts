@@ -1,0 +1,21 @@
+/** POST /v1/chat/completions: OpenAI body → the pipeline's chat request → JSON or SSE. */
+import { prepareChat } from '../../pipeline/prepare-chat.js';
+import { readJsonBody } from '../json-body.js';
+import { respond, withErrors } from '../respond.js';
+import type { InferenceHandler } from '../types.js';
+import { parseChatRequest } from './chat-request.js';
+import { type ChatMeta, chatSse, collectChat } from './chat-respond.js';
+import { openaiErrorResponse } from './errors.js';
+
+export function createChatHandler(): InferenceHandler {
+  return withErrors(openaiErrorResponse, async (call) => {
+    const req = parseChatRequest(await readJsonBody(call.request));
+    const prepared = prepareChat(call.services, req, call.requestId);
+    const meta: ChatMeta = { ...prepared, includeUsage: req.includeUsage };
+    return respond(call, prepared, {
+      endpoint: 'chat_completions',
+      sse: () => chatSse(meta),
+      json: (events) => collectChat(events, meta),
+    });
+  });
+}

@@ -1,0 +1,26 @@
+/** POST /v1/completions: OpenAI body → the pipeline's completion request → JSON or SSE. */
+import { prepareCompletion } from '../../pipeline/prepare-completion.js';
+import { readJsonBody } from '../json-body.js';
+import { respond, withErrors } from '../respond.js';
+import type { InferenceHandler } from '../types.js';
+import { parseCompletionRequest } from './completion-request.js';
+import { type CompletionMeta, collectCompletion, completionSse } from './completion-respond.js';
+import { openaiErrorResponse } from './errors.js';
+
+export function createCompletionHandler(): InferenceHandler {
+  return withErrors(openaiErrorResponse, async (call) => {
+    const req = parseCompletionRequest(await readJsonBody(call.request));
+    const prepared = prepareCompletion(call.services, req, call.requestId);
+    const meta: CompletionMeta = {
+      ...prepared,
+      suffix: req.suffix ?? '',
+      logprobs: req.logprobs ?? null,
+      includeUsage: req.includeUsage,
+    };
+    return respond(call, prepared, {
+      endpoint: 'completions',
+      sse: () => completionSse(meta),
+      json: (events) => collectCompletion(events, meta),
+    });
+  });
+}

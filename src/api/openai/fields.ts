@@ -1,0 +1,95 @@
+import { invalid } from '../../pipeline/errors.js';
+
+/**
+ * Small readers for untyped JSON bodies. Each returns the typed value or undefined when absent
+ * (null counts as absent, as OpenAI clients send explicit nulls), and throws a 400 otherwise.
+ */
+export type Body = Record<string, unknown>;
+
+export function asBody(raw: unknown): Body {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    throw invalid('Invalid JSON data: request body must be a JSON object');
+  }
+  return raw as Body;
+}
+
+export function optNumber(
+  body: Body,
+  key: string,
+  range?: { min?: number; max?: number; minExclusive?: boolean; integer?: boolean; message?: string },
+): number | undefined {
+  const v = body[key];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'number' || !Number.isFinite(v)) throw invalid(`${key}: must be a number`);
+  if (range?.integer && !Number.isInteger(v)) throw invalid(`${key}: must be an integer`);
+  const lo = range?.min;
+  const hi = range?.max;
+  const below = lo !== undefined && (range?.minExclusive ? v <= lo : v < lo);
+  const above = hi !== undefined && v > hi;
+  if (below || above) {
+    if (range?.message) throw invalid(range.message);
+    const left = lo === undefined ? '(-inf' : range?.minExclusive ? `(${lo}` : `[${lo}`;
+    const right = hi === undefined ? 'inf)' : `${hi}]`;
+    throw invalid(`${key}: must be in ${left}, ${right}, got ${v}`);
+  }
+  return v;
+}
+
+export function optBool(body: Body, key: string): boolean | undefined {
+  const v = body[key];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'boolean') throw invalid(`${key}: must be a boolean`);
+  return v;
+}
+
+export function optString(body: Body, key: string): string | undefined {
+  const v = body[key];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'string') throw invalid(`${key}: must be a string`);
+  return v;
+}
+
+export function optObject(body: Body, key: string): Body | undefined {
+  const v = body[key];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'object' || Array.isArray(v)) throw invalid(`${key}: must be an object`);
+  return v as Body;
+}
+
+/** Token ids: non-negative safe integers. */
+export function optTokenIds(body: Body, key: string): number[] | undefined {
+  const v = body[key];
+  if (v === undefined || v === null) return undefined;
+  if (!Array.isArray(v) || !v.every((x) => Number.isSafeInteger(x) && (x as number) >= 0)) {
+    throw invalid(`${key}: must be an array of non-negative integer token ids`);
+  }
+  return v as number[];
+}
+
+/** `stop`: a string or up to 4 non-empty strings. */
+export function optStops(body: Body): string[] {
+  const v = body.stop;
+  if (v === undefined || v === null) return [];
+  const list = typeof v === 'string' ? [v] : v;
+  if (!Array.isArray(list) || !list.every((s) => typeof s === 'string')) {
+    throw invalid('stop: must be a string or an array of strings');
+  }
+  if (list.some((s) => s.length === 0)) throw invalid('stop sequences cannot be empty');
+  if (list.length > 4) throw invalid('maximum 4 stop sequences allowed');
+  return list as string[];
+}
+
+/** `logit_bias`: token id (string key in JSON) → bias, clamped to [-100, 100] like vLLM's frontend. */
+export function optLogitBias(body: Body): Map<number, number> | null {
+  const v = body.logit_bias;
+  if (v === undefined || v === null) return null;
+  if (typeof v !== 'object' || Array.isArray(v)) throw invalid('logit_bias: must be an object');
+  const out = new Map<number, number>();
+  for (const [k, bias] of Object.entries(v as Body)) {
+    const id = Number(k);
+    if (!/^\d+$/.test(k) || !Number.isSafeInteger(id)) throw invalid(`logit_bias: key '${k}' is not a token id`);
+    if (typeof bias !== 'number' || !Number.isFinite(bias)) throw invalid(`logit_bias: value for '${k}' must be a number`);
+    out.set(id, Math.max(-100, Math.min(100, bias)));
+  }
+  return out.size > 0 ? out : null;
+}

@@ -1,0 +1,37 @@
+/**
+ * The seam between the HTTP routes and the protocol front-ends. Routes stay thin: they hand the
+ * raw fetch Request plus the pipeline's services to a handler and return its Response. Handlers
+ * never see Hono; the gateway never sees prompts or tokens.
+ */
+import type { PipelineServices } from '../pipeline/services.js';
+import type { TokenizerLoader } from '../workers/tokenizer-registry.js';
+
+export interface InferenceCall {
+  /** The client's request, body unread. */
+  request: Request;
+  /** From x-request-id / x-correlation-id / x-trace-id / request-id, else generated; echoed back. */
+  requestId: string;
+  /** Aborts when the client disconnects (and on forced shutdown). */
+  signal: AbortSignal;
+  services: PipelineServices;
+}
+
+export type InferenceHandler = (call: InferenceCall) => Promise<Response>;
+
+export type InferenceEndpoint = 'chat_completions' | 'completions' | 'messages' | 'generate' | 'responses';
+
+export interface ApiDeps {
+  /** Endpoint handlers; an endpoint without one answers 501. */
+  inference?: Partial<Record<InferenceEndpoint, InferenceHandler>>;
+  /** Loads a model's tokenizer when its first worker registers (unless --disable-tokenizer-autoload). */
+  loadTokenizer?: TokenizerLoader;
+}
+
+/** Public path of each inference endpoint. */
+export const INFERENCE_PATHS: Record<InferenceEndpoint, string> = {
+  chat_completions: '/v1/chat/completions',
+  completions: '/v1/completions',
+  messages: '/v1/messages',
+  responses: '/v1/responses',
+  generate: '/generate',
+};

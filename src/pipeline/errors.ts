@@ -1,0 +1,65 @@
+/**
+ * The one error type of the request pipeline: an HTTP status, a snake_case code, the message the
+ * client reads, and the request field it concerns. It knows no envelope: each protocol front-end
+ * (`src/api/<protocol>/errors.ts`) encodes it in its own error shape.
+ */
+import { EngineError } from '../engine/client-types.js';
+
+export class PipelineError extends Error {
+  override name = 'PipelineError';
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    /**
+     * A request-validation failure (OpenAI answers these with its `invalid_request_error`
+     * envelope, request-pipeline §2.2(1–2)), as opposed to a gateway/pipeline failure (§2.2(3)).
+     */
+    readonly validation = false,
+    /** The request field at fault, when known (OpenAI's `param`). */
+    readonly param: string | null = null,
+  ) {
+    super(message);
+  }
+}
+
+/** A 400 for a request field that fails validation. */
+export function invalid(message: string, param: string | null = null): PipelineError {
+  return new PipelineError(400, 'invalid_request_error', message, true, param);
+}
+
+/** A body that is not JSON (request-pipeline §2.2(1)). */
+export function jsonParseError(message: string): PipelineError {
+  return new PipelineError(400, 'json_parse_error', message, true);
+}
+
+/**
+ * A failure while submitting (before any response was sent), mapped as SMG maps client errors
+ * (smg-newest §2.9): a dead engine is 503, a request the engine cannot take is 400, the rest 500.
+ */
+export function submitError(err: unknown): PipelineError {
+  if (err instanceof PipelineError) return err;
+  if (err instanceof EngineError) {
+    if (err.kind === 'invalid') {
+      if (err.message.startsWith('request `')) return new PipelineError(409, 'request_id_in_flight', err.message);
+      return new PipelineError(400, 'invalid_request_parameters', `Invalid request parameters: ${err.message}`);
+    }
+    const status = err.kind === 'dead' ? 503 : 500;
+    return new PipelineError(status, 'start_generation_failed', `Failed to start generation: ${err.message}`);
+  }
+  return new PipelineError(500, 'start_generation_failed', `Failed to start generation: ${(err as Error).message}`);
+}
+
+/** A failure while collecting a non-streaming response. */
+export function streamError(err: unknown, workerUrl: string): PipelineError {
+  if (err instanceof PipelineError) return err;
+  if (err instanceof EngineError && err.kind === 'invalid') {
+    return new PipelineError(400, 'invalid_request_parameters', `Invalid request parameters: ${err.message}`);
+  }
+  return new PipelineError(500, 'worker_stream_failed', `${workerUrl} stream failed: ${(err as Error).message}`);
+}
+
+/** The text of an error reported after a stream has started. */
+export function streamErrorText(err: unknown): string {
+  return `Stream error: ${(err as Error).message}`;
+}
