@@ -29,16 +29,19 @@ export interface TemplateKwargInputs {
   /** The request's response_format as sent. */
   responseFormat?: unknown;
   chatTemplateKwargs?: Record<string, unknown> | null;
+  /** An explicit on/off from the protocol (Anthropic `thinking`); below explicit kwargs. */
+  thinking?: boolean | null;
 }
 
 /**
- * Explicit boolean `chat_template_kwargs[key]` wins; else reasoning_effort "none"/"minimal" means
- * off; else no preference (the template default applies).
+ * Explicit boolean `chat_template_kwargs[key]` wins; else the protocol's explicit switch; else
+ * reasoning_effort "none"/"minimal" means off; else no preference (the template default applies).
  */
 export function thinkingPreference(inputs: TemplateKwargInputs, toggle: ThinkingToggle): boolean | null {
   if (toggle.key === null) return null;
   const explicit = inputs.chatTemplateKwargs?.[toggle.key];
   if (typeof explicit === 'boolean') return explicit;
+  if (typeof inputs.thinking === 'boolean') return inputs.thinking;
   if (inputs.reasoningEffort === 'none' || inputs.reasoningEffort === 'minimal') return false;
   return null;
 }

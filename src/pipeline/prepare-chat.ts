@@ -40,6 +40,7 @@ export function renderChatPrompt(req: ChatGenerationRequest, ctx: ModelContext, 
         toolChoice: req.tools ? req.toolChoice : undefined,
         reasoningEffort: req.reasoningEffort,
         responseFormat: req.responseFormat,
+        thinking: req.thinking,
       },
       ctx.template.thinking,
     );

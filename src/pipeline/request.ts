@@ -55,6 +55,15 @@ export interface ChatGenerationRequest extends SamplingRequest {
   responseFormat: unknown;
   continueFinalMessage: boolean;
   addGenerationPrompt: boolean;
+  /**
+   * An explicit thinking switch from the protocol (Anthropic `thinking.type`): written under the
+   * template's thinking key unless `chatTemplateKwargs` sets it; null = the template default.
+   */
+  thinking: boolean | null;
+  /** Split reasoning from content (`separate_reasoning`, default true). */
+  separateReasoning: boolean;
+  /** Stream reasoning deltas (`stream_reasoning`, default true); when false they are not sent. */
+  streamReasoning: boolean;
 }
 
 /** One prompt of a completions request: text to tokenize, or token ids given by the client. */

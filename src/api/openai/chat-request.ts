@@ -42,6 +42,9 @@ export function parseChatRequest(raw: unknown): ChatRequest {
     responseFormat: body.response_format ?? undefined,
     continueFinalMessage: optBool(body, 'continue_final_message') ?? false,
     addGenerationPrompt: optBool(body, 'add_generation_prompt') ?? true,
+    thinking: null,
+    separateReasoning: optBool(body, 'separate_reasoning') ?? true,
+    streamReasoning: optBool(body, 'stream_reasoning') ?? true,
   };
 }
 
