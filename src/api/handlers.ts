@@ -2,11 +2,16 @@ import { loadModelContext } from '../pipeline/model-context.js';
 import type { ApiDeps } from './types.js';
 import { createChatHandler } from './openai/chat-handler.js';
 import { createCompletionHandler } from './openai/completion-handler.js';
+import { createResponsesHandler } from './responses/handler.js';
 
 /** Every protocol front-end, as the gateway plugs them in. */
 export function apiDeps(): ApiDeps {
   return {
-    inference: { chat_completions: createChatHandler(), completions: createCompletionHandler() },
+    inference: {
+      chat_completions: createChatHandler(),
+      completions: createCompletionHandler(),
+      responses: createResponsesHandler(),
+    },
     loadTokenizer: loadModelContext,
   };
 }
