@@ -1,6 +1,7 @@
 import { loadModelContext } from '../pipeline/model-context.js';
 import type { ApiDeps } from './types.js';
 import { createChatHandler } from './openai/chat-handler.js';
+import { createGenerateHandler } from './generate/handler.js';
 import { createCompletionHandler } from './openai/completion-handler.js';
 import { createResponsesHandler } from './responses/handler.js';
 
@@ -11,6 +12,7 @@ export function apiDeps(): ApiDeps {
       chat_completions: createChatHandler(),
       completions: createCompletionHandler(),
       responses: createResponsesHandler(),
+      generate: createGenerateHandler(),
     },
     loadTokenizer: loadModelContext,
   };

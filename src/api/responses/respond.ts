@@ -110,6 +110,7 @@ export function responseSse(meta: ResponseMeta): SseEncoder {
 
   return {
     event(ev: GenEvent) {
+      if (ev.kind === 'tokens') return '';
       let out = start();
       switch (ev.kind) {
         case 'reasoning': {
