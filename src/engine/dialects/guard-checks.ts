@@ -44,7 +44,7 @@ export const MAX_JSON_DEPTH = 128;
 /** What a value is, for "expected …, got <this>" (NaN and Infinity are named: they are numbers). */
 export function describe(v: unknown): string {
   if (v === null) return 'null';
-  if (v === undefined) return 'nothing (undefined)';
+  if (v === undefined) return 'undefined';
   if (typeof v === 'number') return Number.isFinite(v) ? 'number' : String(v);
   if (Array.isArray(v)) return 'array';
   if (typeof v === 'object') {
@@ -188,6 +188,8 @@ interface JsonProblem {
   /** Path suffix below the checked value (`.properties.a`, `[2]`), '' for the value itself. */
   at: string;
   problem: string;
+  /** Too deep: reported at the schema itself, since the path would be the whole nesting. */
+  deep?: true;
 }
 
 /**
@@ -209,11 +211,11 @@ function jsonValueProblem(v: unknown, depth: number): JsonProblem | null {
       return { at: '', problem: `not a JSON value: ${describe(v)}` };
   }
   if (v === null) return null;
-  if (depth > MAX_JSON_DEPTH) return { at: '', problem: tooDeep() };
+  if (depth > MAX_JSON_DEPTH) return { at: '', problem: tooDeep(), deep: true };
   if (Array.isArray(v)) {
     for (let i = 0; i < v.length; i++) {
       const p = jsonValueProblem(v[i], depth + 1);
-      if (p !== null) return { at: `[${i}]${p.at}`, problem: p.problem };
+      if (p !== null) return p.deep ? p : { at: `[${i}]${p.at}`, problem: p.problem };
     }
     return null;
   }
@@ -222,7 +224,7 @@ function jsonValueProblem(v: unknown, depth: number): JsonProblem | null {
   // Plain objects inherit no enumerable keys, so for…in walks own keys without an Object.keys array.
   for (const k in rec) {
     const p = jsonValueProblem(rec[k], depth + 1);
-    if (p !== null) return { at: `${keySegment(k)}${p.at}`, problem: p.problem };
+    if (p !== null) return p.deep ? p : { at: `${keySegment(k)}${p.at}`, problem: p.problem };
   }
   return null;
 }
