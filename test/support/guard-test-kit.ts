@@ -17,6 +17,7 @@ export const FLOAT_WRONG: Wrong[] = [
   ['NaN', Number.NaN, 'NaN'],
   ['Infinity', Infinity, 'Infinity'],
   ['-Infinity', -Infinity, '-Infinity'],
+  ['bigint', 2n, 'bigint'],
 ];
 
 /** For int fields: `expected a whole number (safe integer), got <text>`. */
@@ -32,6 +33,8 @@ export const INT_WRONG: Wrong[] = [
   ['fraction', 1.5, '1.5'],
   ['negative fraction', -0.5, '-0.5'],
   ['beyond 2^53', 2 ** 53, String(2 ** 53)],
+  ['bigint', 1n, 'bigint'],
+  ['symbol', Symbol('n'), 'symbol'],
 ];
 
 /** For bool fields: `expected a boolean, got <text>`. */
@@ -53,6 +56,7 @@ export const STRING_WRONG: Wrong[] = [
   ['undefined', undefined, 'expected a string, got undefined'],
   ['array', ['a'], 'expected a string, got array'],
   ['object', {}, 'expected a string, got object'],
+  ['symbol', Symbol('s'), 'expected a string, got symbol'],
   ['empty', '', 'must not be an empty string'],
 ];
 
@@ -79,6 +83,8 @@ export const TOKEN_ID_WRONG: Wrong[] = [
   ['array', [1], 'got array'],
   ['object', {}, 'got object'],
   ['null', null, 'got null'],
+  ['bigint', 1n, 'got bigint'],
+  ['symbol', Symbol('id'), 'got symbol'],
 ];
 
 /** An object nested `depth` containers deep (depth 1 = a flat object). */

@@ -210,6 +210,7 @@ describe('structured_outputs: the msgspec union of each key', () => {
     ['choice number item', { kind: 'choice', choices: ['a', 1] }, `${SO}.choice[1]`, 'expected a string, got number'],
     ['unknown kind', { kind: 'xml' }, SO, 'unknown constraint kind "xml"'],
     ['no kind', { pattern: 'a' }, SO, 'unknown constraint kind undefined'],
+    ['bigint kind', { kind: 1n }, SO, 'unknown constraint kind bigint'],
   ])('%s', (_n, structured, field, text) => {
     expectRefused(withSp({ structured }), field, text);
   });

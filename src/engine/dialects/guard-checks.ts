@@ -93,10 +93,14 @@ export function checkNonEmptyString(v: unknown, field: string): string {
   return v as string;
 }
 
+/** The hot test: typeof first (`|` on a BigInt or Symbol throws), then (x | 0) === x, which holds exactly for int32 values. */
+function isTokenId(v: unknown): v is number {
+  return typeof v === 'number' && (v | 0) === v && v >= 0;
+}
+
 /** One token id: an integer in [0, 2^31). */
 export function checkTokenId(v: unknown, field: string): number {
-  // (x | 0) === x holds exactly for int32 numbers (strings, NaN, fractions all fail it).
-  if (((v as number) | 0) === v && (v as number) >= 0) return v as number;
+  if (isTokenId(v)) return v;
   if (typeof v !== 'number') fail(field, `expected a token id (whole number), got ${describe(v)}`);
   if (!Number.isInteger(v)) fail(field, `expected a token id (whole number), got ${v}`);
   if (v < 0) fail(field, `token id must not be negative, got ${v}`);
@@ -112,8 +116,7 @@ export function checkTokenIds(v: unknown, field: string, nonEmpty = false): read
   if (!Array.isArray(v)) fail(field, `expected a list of token ids, got ${describe(v)}`);
   if (nonEmpty && v.length === 0) fail(field, 'must not be empty');
   for (let i = 0; i < v.length; i++) {
-    const id: unknown = v[i];
-    if (((id as number) | 0) !== id || (id as number) < 0) checkTokenId(id, `${field}[${i}]`);
+    if (!isTokenId(v[i])) checkTokenId(v[i], `${field}[${i}]`);
   }
   return v as readonly number[];
 }
@@ -173,6 +176,11 @@ export function jsonTextDepth(s: string, limit: number): number {
     }
   }
   return max;
+}
+
+/** A value quoted for an error text; never throws (JSON.stringify does on BigInt). */
+export function quoted(v: unknown): string {
+  return typeof v === 'string' ? JSON.stringify(v) : describe(v);
 }
 
 export function tooDeep(): string {

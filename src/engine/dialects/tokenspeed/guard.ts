@@ -28,6 +28,7 @@ import {
   checkTokenIds,
   describe,
   fail,
+  quoted,
 } from '../guard-checks.js';
 import type { TsSamplingParams } from './sampling-layout.js';
 import { samplingRangeViolation } from './sampling-rules.js';
@@ -120,7 +121,7 @@ function guardStructured(c: StructuredConstraint): void {
       checkString(c.tag, `${SP}.structural_tag`);
       return;
     default:
-      fail(SP, `unknown structured-output constraint kind ${JSON.stringify((c as { kind: unknown }).kind) ?? 'undefined'}`);
+      fail(SP, `unknown structured-output constraint kind ${quoted((c as { kind: unknown }).kind)}`);
   }
 }
 

@@ -23,6 +23,7 @@ import {
   checkTokenIds,
   describe,
   fail,
+  quoted,
   jsonTextDepth,
   tooDeep,
 } from '../guard-checks.js';
@@ -128,7 +129,7 @@ function guardStructured(c: StructuredConstraint): void {
       checkString(c.tag, `${SO}.structural_tag`);
       return;
     default:
-      fail(SO, `unknown constraint kind ${JSON.stringify((c as { kind: unknown }).kind) ?? 'undefined'}`);
+      fail(SO, `unknown constraint kind ${quoted((c as { kind: unknown }).kind)}`);
   }
 }
 
