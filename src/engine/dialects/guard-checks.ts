@@ -28,13 +28,6 @@ export function fail(field: string, problem: string): never {
 }
 
 /**
- * Token ids travel into int32 buffers on both engines (vLLM's input batch, TokenSpeed's
- * `input_ids` tensor); a larger id overflows there and takes the engine down. The model's real
- * vocabulary is checked by the pipeline, which knows the tokenizer.
- */
-export const TOKEN_ID_LIMIT = 2 ** 31;
-
-/**
  * Deepest container nesting allowed inside a JSON schema. msgspec decodes nested maps with
  * CPython's recursion guard (`Py_EnterRecursiveCall`, limit ≈ 1000), so a deeper schema raises
  * RecursionError on vLLM's input thread and kills it; real schemas stay far below this.
@@ -93,7 +86,12 @@ export function checkNonEmptyString(v: unknown, field: string): string {
   return v as string;
 }
 
-/** The hot test: typeof first (`|` on a BigInt or Symbol throws), then (x | 0) === x, which holds exactly for int32 values. */
+/**
+ * Token ids travel into int32 buffers on both engines (vLLM's input batch, TokenSpeed's
+ * `input_ids` tensor); a larger id overflows there and takes the engine down. The model's real
+ * vocabulary is checked by the pipeline, which knows the tokenizer. The hot test: typeof first
+ * (`|` throws on a BigInt or Symbol), then `(x | 0) === x`, which holds exactly for int32 values.
+ */
 function isTokenId(v: unknown): v is number {
   return typeof v === 'number' && (v | 0) === v && v >= 0;
 }
