@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { REASONING_PARSERS } from '../../src/pipeline/parsers/reasoning/registry.js';
 import type { ReasoningOptions, ReasoningParserSpec } from '../../src/pipeline/parsers/reasoning/types.js';
+import { PARSER_BUFFER_LIMIT } from '../../src/pipeline/parsers/types.js';
 import { allSplits } from '../support/splits.js';
 import { ALL_OPTIONS, ARMED, firstSplitMismatch, OFF, parsed, PREFILLED, streamItems, streamed, twoCutSplits } from '../fixtures/reasoning/harness.js';
 
@@ -175,4 +176,26 @@ describe('streamed equals non-streamed for every split', () => {
       });
     }
   }
+});
+
+describe('buffer limit', () => {
+  const MiB = 1024 * 1024;
+  const body = 'x'.repeat(5 * MiB);
+
+  it('never holds more than a marker: a 5 MiB stream is released delta by delta', () => {
+    const p = qwen3.create(ARMED);
+    for (let i = 0; i < body.length; i += MiB) {
+      const d = body.slice(i, i + MiB) + (i + MiB >= body.length ? '</th' : '');
+      expect(p.push(d)).toEqual([{ kind: 'reasoning', text: body.slice(i, i + MiB) }]);
+    }
+    expect(p.push('ink>answer')).toEqual([{ kind: 'text', text: 'answer' }]);
+    expect(p.finish()).toEqual([]);
+  });
+
+  it('a non-stream text above PARSER_BUFFER_LIMIT is still separated, nothing lost', () => {
+    expect(body.length).toBeGreaterThan(PARSER_BUFFER_LIMIT);
+    const out = parsed(qwen3, `<think>${body}</think>${body}`, OFF);
+    expect(out.reasoning.length).toBe(body.length);
+    expect(out.text.length).toBe(body.length);
+  });
 });
