@@ -149,19 +149,16 @@ export abstract class MarkerStreamParser implements StreamingParser {
         return;
       }
       const hit = findFirst(s, set.markers, from);
-      let decidedEnd: number;
       if (hit !== null && (final || !set.mustWait(s, from, hit[0]))) {
         const [at, marker] = hit;
         if (at > from) this.onText(s.slice(from, at), out);
         from = at + marker.length;
         this.onMarker(marker, out);
         continue;
-      } else if (final) {
-        decidedEnd = s.length;
-      } else {
-        const p = set.partialStart(s, from);
-        decidedEnd = p === -1 ? s.length : p;
       }
+      // No marker to take yet: release everything that cannot still grow into one.
+      const p = final ? -1 : set.partialStart(s, from);
+      const decidedEnd = p === -1 ? s.length : p;
       if (decidedEnd > from) this.onText(from === 0 && decidedEnd === s.length ? s : s.slice(from, decidedEnd), out);
       if (decidedEnd < s.length) this.held = s.slice(decidedEnd);
       return;
