@@ -5,6 +5,7 @@
 import { createLogger, type Logger } from '../util/logger.js';
 import { connectEngine, type ConnectEngineFn } from '../workers/connect.js';
 import { WorkerManager } from '../workers/manager.js';
+import { cardParsers } from '../workers/model-card.js';
 import { InMemoryTokenizerRegistry, type TokenizerRegistry } from '../workers/tokenizer-registry.js';
 import { workersConfigOf, type GatewayConfig } from './config.js';
 import { Lifecycle } from './lifecycle.js';
@@ -64,6 +65,10 @@ export function createGatewayContext(config: GatewayConfig, opts: ContextOptions
       workers: {
         pickWorker: (model, tokenIds) => workers.pickWorker(model, tokenIds),
         modelIds: () => workers.modelIds(),
+        configuredParsers: (model) => {
+          const card = cardParsers(workers.list(), model);
+          return { tool: card.tool ?? config.toolCallParser, reasoning: card.reasoning ?? config.reasoningParser };
+        },
       },
       tokenizers,
       metrics: metrics.router,

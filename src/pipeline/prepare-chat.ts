@@ -5,7 +5,7 @@
  * Anthropic Messages, Responses) goes through here.
  */
 import { buildSampling, checkTopLogprobs, decodeRules } from './build-sampling.js';
-import { buildTemplateKwargs } from './chat-template-thinking.js';
+import { buildTemplateKwargs, reasoningStarted, thinkingPreference } from './chat-template-thinking.js';
 import { ChatTemplateError } from './chat-template.js';
 import { PipelineError } from './errors.js';
 import { fanOut } from './fan-out.js';
@@ -16,8 +16,20 @@ import { acquireWorker, modelContextFor } from './model-lookup.js';
 import type { ChatGenerationRequest } from './request.js';
 import type { PipelineServices } from './services.js';
 import { planStopStrings } from './stop-plan.js';
-import { forcedToolPlan, toolCallIds } from './tools/tool-calls.js';
-import { type Json, buildToolConstraint, chatSkipSpecialTokens, filterTools, templateTools } from './tools/tool-choice.js';
+import { type ReasoningStage, type ToolStage, chatOutputPlan } from './output/chat-output-plan.js';
+import { resolveParsers } from './parsers/resolve.js';
+import { TOOL_PARSERS } from './parsers/tools/registry.js';
+import type { ToolSchema } from './parsers/tools/types.js';
+import { toolCallIds } from './tools/tool-calls.js';
+import {
+  type Json,
+  type ToolConstraint,
+  buildToolConstraint,
+  chatSkipSpecialTokens,
+  filterTools,
+  functionOf,
+  templateTools,
+} from './tools/tool-choice.js';
 
 export interface PreparedChat extends GenerationSpec {
   /** Response id (request-pipeline §2.1). */
@@ -69,11 +81,13 @@ export function prepareChat(services: PipelineServices, req: ChatGenerationReque
   // the response format. A dropped tool constraint means the output is not read as tool calls.
   const toolWins = toolConstraint !== null && (worker.runtime !== 'tokenspeed' || req.structured === null);
   const forcedTool = toolWins ? toolConstraint : null;
+  const stages = outputStages(services, req, ctx, tools, forcedTool);
   const skipSpecialTokens = chatSkipSpecialTokens({
     requested: req.skipSpecialTokens,
     hasTools: req.tools !== undefined,
     selection: req.toolSelection,
     jsonToolConstraint: forcedTool !== null,
+    reasoningNeedsSpecialTokens: stages.reasoning?.spec.needsSpecialTokens ?? false,
   });
 
   // top_logprobs is only accepted together with logprobs.
@@ -99,7 +113,7 @@ export function prepareChat(services: PipelineServices, req: ChatGenerationReque
     tokenizer: ctx.tokenizer,
     choices: fanOut(0, engineBase, promptIds, built.spec, req.n, worker.runtime),
     rules: decodeRules(plan, built, { keepStop: req.keepStop, skipSpecialTokens }),
-    output: forcedTool ? forcedToolPlan(forcedTool.shape, toolCallIds(req.model, req.messages)) : null,
+    output: chatOutputPlan(stages.reasoning, stages.tools, toolCallIds(req.model, req.messages)),
     stream: req.stream,
     model: req.model,
     id,
@@ -108,4 +122,52 @@ export function prepareChat(services: PipelineServices, req: ChatGenerationReque
     topLogprobs,
     promptTokens: promptIds.length,
   };
+}
+
+/**
+ * The parser stages of a chat request (§11.1, §11.4): the reasoning split when separate_reasoning
+ * and a parser resolves — armed when the template starts the output in reasoning (§4.4) — and the
+ * tool stage when tools may be called: the forced call's JSON under a JSON-schema constraint, else
+ * the model's tool parser.
+ */
+function outputStages(
+  services: PipelineServices,
+  req: ChatGenerationRequest,
+  ctx: ModelContext,
+  tools: Json[] | undefined,
+  forcedTool: ToolConstraint | null,
+): { reasoning: ReasoningStage | null; tools: ToolStage | null } {
+  const parsers = resolveParsers(req.model, services.workers.configuredParsers(req.model), (m) => services.logger.warn(m));
+  let reasoning: ReasoningStage | null = null;
+  if (req.separateReasoning && parsers.reasoning) {
+    const toggle = ctx.template?.thinking ?? { key: null, defaultOn: false };
+    const started = reasoningStarted(
+      toggle,
+      thinkingPreference({ chatTemplateKwargs: req.chatTemplateKwargs, reasoningEffort: req.reasoningEffort, thinking: req.thinking }, toggle),
+    );
+    reasoning = {
+      spec: parsers.reasoning,
+      options: {
+        startInReasoning: parsers.reasoning.startsInReasoning || started,
+        startMarkerConsumed: started && (ctx.template?.thinkInPrefill ?? false),
+      },
+      hold: req.stream && !req.streamReasoning,
+    };
+  }
+  const schemas = (tools ?? []).map(toolSchema);
+  let toolStage: ToolStage | null = null;
+  if (forcedTool) {
+    toolStage = { kind: 'forced', shape: forcedTool.shape, json: TOOL_PARSERS.get('json')!, tools: schemas };
+  } else if (tools && tools.length > 0 && req.toolSelection !== undefined && req.toolSelection.mode !== 'none' && parsers.tool) {
+    toolStage = { kind: 'parser', spec: parsers.tool, tools: schemas };
+  }
+  return { reasoning, tools: toolStage };
+}
+
+function toolSchema(tool: Json): ToolSchema {
+  const fn = functionOf(tool) ?? {};
+  const schema: ToolSchema = { name: String(fn.name) };
+  const params = fn.parameters;
+  if (params !== null && typeof params === 'object' && !Array.isArray(params)) schema.parameters = params as Record<string, unknown>;
+  return schema;
 }

@@ -9,6 +9,7 @@ import type { RuntimeType } from '../engine/types.js';
 import type { Logger } from '../util/logger.js';
 import type { TokenizerRegistry } from '../workers/tokenizer-registry.js';
 import type { RouterMetrics } from './metrics.js';
+import type { ConfiguredParsers } from './parsers/resolve.js';
 
 /** What the pipeline may do with a picked worker. */
 export interface RoutedWorker {
@@ -30,6 +31,8 @@ export interface WorkerPool {
   pickWorker(model: string | null, tokenIds?: readonly number[]): RoutedWorker | null;
   /** Model ids of all registered workers. */
   modelIds(): string[];
+  /** Parser names configured for `model`: model card / worker labels, else the gateway flags (§11.1). */
+  configuredParsers(model: string): ConfiguredParsers;
 }
 
 /** The gateway settings the pipeline reads. */

@@ -3,8 +3,8 @@
  * back from the output (§10.4).
  */
 import { uuidv7 } from '../ids.js';
-import type { OutputPlan, ToolCallIdFn } from '../output/output-plan.js';
-import type { ParsedItem, StreamingParser } from '../parsers/types.js';
+import type { ToolCallIdFn } from '../output/output-plan.js';
+import type { ParsedItem } from '../parsers/types.js';
 import type { ToolCallShape } from './tool-choice.js';
 
 /**
@@ -54,34 +54,4 @@ function call(tool: number, name: string, args: unknown): ParsedItem[] {
     { kind: 'tool_start', tool, name },
     { kind: 'tool_args', tool, text: JSON.stringify(args) },
   ];
-}
-
-/**
- * Streaming a named forced function: the choice's first text opens the call and every text delta
- * is passed through verbatim as its arguments (SMG sends the raw model text, §10.4).
- */
-function namedToolStream(name: string): StreamingParser {
-  let opened = false;
-  return {
-    push(delta) {
-      if (delta.length === 0) return [];
-      const args: ParsedItem = { kind: 'tool_args', tool: 0, text: delta };
-      if (opened) return [args];
-      opened = true;
-      return [{ kind: 'tool_start', tool: 0, name }, args];
-    },
-    finish: () => [],
-  };
-}
-
-/** Plain content while streaming (a forced array still streams as text: see the parsers issue). */
-const passThrough: StreamingParser = { push: (delta) => (delta ? [{ kind: 'text', text: delta }] : []), finish: () => [] };
-
-/** The output plan of a forced tool call constrained by JSON schema. */
-export function forcedToolPlan(shape: ToolCallShape, toolCallId: ToolCallIdFn): OutputPlan {
-  return {
-    createParser: () => (shape.kind === 'function' ? namedToolStream(shape.name) : passThrough),
-    parse: (text) => parseForcedToolCalls(text, shape),
-    toolCallId,
-  };
 }

@@ -133,16 +133,19 @@ function jsonEqual(a: unknown, b: unknown): boolean {
 }
 
 /**
- * Chat's gateway-side skip_special_tokens (§7.3). Tool parsers key on special trigger tokens, so
- * they are kept visible while tools may be called — except under a JSON-schema constraint, where
- * the output is plain JSON and no parser runs.
+ * Chat's gateway-side skip_special_tokens (§7.3). Reasoning parsers that read special tokens need
+ * them; tool parsers key on special trigger tokens, so they are kept visible while tools may be
+ * called — except under a JSON-schema constraint, where the output is plain JSON.
  */
 export function chatSkipSpecialTokens(opts: {
   requested: boolean;
   hasTools: boolean;
   selection: ToolSelection | undefined;
   jsonToolConstraint: boolean;
+  /** The reasoning parser that runs reads special tokens (inkling, kimi_k3). */
+  reasoningNeedsSpecialTokens?: boolean;
 }): boolean {
+  if (opts.reasoningNeedsSpecialTokens) return false;
   if (opts.jsonToolConstraint) return opts.requested;
   if (opts.hasTools && opts.selection !== undefined && opts.selection.mode !== 'none') return false;
   return opts.requested;
