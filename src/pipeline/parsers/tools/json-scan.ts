@@ -142,7 +142,7 @@ export class JsonScanner {
             this.closeContainer(OBJ);
             if (this.reportEnd()) {
               this.pos = i;
-              return this.s === S.Done ? Ev.Done : Ev.ValueEnd;
+              return this.stopEvent();
             }
           } else return this.fail(i);
           break;
@@ -176,7 +176,7 @@ export class JsonScanner {
             if (!this.closeContainer(c === 0x7d ? OBJ : ARR)) return this.fail(i - 1);
             if (this.reportEnd()) {
               this.pos = i;
-              return this.s === S.Done ? Ev.Done : Ev.ValueEnd;
+              return this.stopEvent();
             }
           } else return this.fail(i);
           break;
@@ -190,7 +190,7 @@ export class JsonScanner {
             this.closeContainer(ARR);
             if (this.reportEnd()) {
               this.pos = i;
-              return this.s === S.Done ? Ev.Done : Ev.ValueEnd;
+              return this.stopEvent();
             }
           } else {
             this.s = S.Value;
@@ -213,7 +213,7 @@ export class JsonScanner {
             i++;
             if (this.endString()) {
               this.pos = i;
-              return this.s === S.Done ? Ev.Done : this.s === S.Colon ? Ev.Key : Ev.ValueEnd;
+              return this.stopEvent();
             }
           } else if (ck === 0x5c) {
             this.s = S.Esc;
@@ -285,7 +285,7 @@ export class JsonScanner {
             this.num = '';
             if (this.valueDone()) {
               this.pos = i;
-              return this.s === S.Done ? Ev.Done : Ev.ValueEnd;
+              return this.stopEvent();
             }
           }
           break;
@@ -296,7 +296,7 @@ export class JsonScanner {
             this.write(this.lit);
             if (this.valueDone()) {
               this.pos = i;
-              return this.s === S.Done ? Ev.Done : Ev.ValueEnd;
+              return this.stopEvent();
             }
           }
           break;
@@ -358,6 +358,12 @@ export class JsonScanner {
     }
     for (let d = this.stack.length - 1; d >= this.captureBase; d--) tail += this.stack[d] === OBJ ? '}' : ']';
     return tail;
+  }
+
+  /** The event for a stop after a string, value or container ended (the state says which). */
+  private stopEvent(): Ev {
+    const s: S = this.s;
+    return s === S.Done ? Ev.Done : s === S.Colon ? Ev.Key : Ev.ValueEnd;
   }
 
   private write(s: string): void {
