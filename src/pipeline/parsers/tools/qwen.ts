@@ -72,7 +72,7 @@ class QwenParser extends ToolStreamParser {
             this.pos += CLOSE.length;
             this.q = Q.After;
           } else {
-            this.cand = this.pos;
+            this.cand = this.followWs;
             this.pos += OPEN.length;
             this.q = Q.Open;
           }

@@ -95,6 +95,8 @@ export abstract class ToolStreamParser implements StreamingParser {
   private readonly names: ReadonlySet<string>;
   /** What call readers need from the parser: the sink and the declared names. */
   protected readonly ctx: CallContext;
+  /** Where the whitespace skipped by the last `follow` began (a candidate that fails releases it too). */
+  protected followWs = 0;
   /** Set once the buffer limit was hit: everything after is text. */
   protected passthrough = false;
 
@@ -152,12 +154,14 @@ export abstract class ToolStreamParser implements StreamingParser {
 
   /**
    * After a call: skips whitespace and looks for one of `markers`. Returns the marker's index with
-   * `pos` on it (the whitespace is dropped); FOLLOW_TEXT with `pos` back on the whitespace when
+   * `pos` on it (the whitespace starts at `followWs`: part of the next candidate, dropped if that
+   * commits, released with it if not); FOLLOW_TEXT with `pos` back on the whitespace when
    * something else follows; FOLLOW_END at the end of the stream (whitespace dropped); FOLLOW_WAIT
    * when more text is needed.
    */
   protected follow(markers: readonly string[]): number {
     const ws = this.pos;
+    this.followWs = ws;
     if (!this.skipWs()) {
       if (this.final) return FOLLOW_END;
       this.pos = ws;
@@ -178,7 +182,7 @@ export abstract class ToolStreamParser implements StreamingParser {
    * `candStart`: handles the buffer limit, the end of the stream, and releasing a rejected
    * candidate, so the format's machine only decides what comes after.
    */
-  protected stepCall(r: JsonCallReader, candStart: number): Next {
+  protected stepCall(r: JsonCallReader, candStart: number, releaseRejected = true): Next {
     const end = r.committed ? this.buf.length : this.candidateEnd(candStart);
     const s = r.step(this.buf, end);
     switch (s) {
@@ -186,7 +190,7 @@ export abstract class ToolStreamParser implements StreamingParser {
         this.pos = r.pos;
         return Next.Done;
       case Step.Reject:
-        this.release(candStart, r.pos);
+        if (releaseRejected) this.release(candStart, r.pos);
         return Next.Text;
       case Step.Broken:
         this.pos = r.pos;
