@@ -81,6 +81,10 @@ export const enum Next {
   Text,
 }
 
+/** Results of `findWithin` besides an index. */
+export const FIND_NO = -1;
+export const FIND_WAIT = -2;
+
 /** Result of `follow`: the index of the marker found at `pos`, or one of these. */
 export const FOLLOW_WAIT = -1;
 export const FOLLOW_TEXT = -2;
@@ -218,6 +222,18 @@ export abstract class ToolStreamParser implements StreamingParser {
       return Next.Text;
     }
     return Next.Wait;
+  }
+
+  /**
+   * Where `lit` next occurs, if it starts within `limit` characters of `pos`; FIND_NO when the text
+   * shows it does not (decided by content, not by where the buffer happens to end); FIND_WAIT when
+   * more text is needed to tell.
+   */
+  protected findWithin(lit: string, limit: number): number {
+    const i = this.buf.indexOf(lit, this.pos);
+    if (i !== -1 && i - this.pos <= limit) return i;
+    if (i !== -1 || this.final || this.buf.length - this.pos >= limit + lit.length) return FIND_NO;
+    return FIND_WAIT;
   }
 
   /** Skips whitespace; returns false when the buffer ends first. */
