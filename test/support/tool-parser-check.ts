@@ -65,3 +65,14 @@ export function call(name: string, args: unknown): { name: string; arguments: st
 export function folded(text: string, calls: Array<{ name: string; arguments: string }> = []): FoldedOutput {
   return { text, reasoning: '', calls };
 }
+
+/** Every split of `text` into two pieces, and into three when `three` (cuts on code points). */
+export function* cutSplits(text: string, three: boolean): Generator<string[]> {
+  const cps = Array.from(text);
+  const at = (i: number, j: number) => cps.slice(i, j).join('');
+  for (let a = 1; a < cps.length; a++) {
+    yield [at(0, a), at(a, cps.length)];
+    if (!three) continue;
+    for (let b = a + 1; b < cps.length; b++) yield [at(0, a), at(a, b), at(b, cps.length)];
+  }
+}
