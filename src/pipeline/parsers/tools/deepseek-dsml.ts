@@ -1,0 +1,232 @@
+/**
+ * DeepSeek's DSML call blocks (V3.2 and V4; request-pipeline §11.3). DeepSeek's encoding
+ * (deepseek-ai/DeepSeek-V3.2 `encoding/encoding_dsv32.py`; SMG crates/tool_parser/src/parsers/
+ * deepseek_dsml.rs; vllm/tool_parsers/deepseekv32_tool_parser.py) writes, after the content:
+ *
+ *   <｜DSML｜BLOCK>\n<｜DSML｜invoke name="NAME">\n<｜DSML｜parameter name="K" string="true">V</｜DSML｜parameter>\n…</｜DSML｜invoke>\n</｜DSML｜BLOCK>
+ *
+ * with BLOCK `function_calls` (V3.2) or `tool_calls` (V4), `｜` being U+FF5C. `string="true"`
+ * values are the text as written (streamed as it arrives); `string="false"` values are JSON (kept
+ * as a string if they do not parse); a missing `string` attribute reads as true. An invoke body
+ * may instead be one JSON object (SMG's fallback). An invoke naming an undeclared tool stays
+ * text; later invokes are still read.
+ */
+import { JsonArgsReader, Step } from './json-call.js';
+import { FIND_WAIT, FOLLOW_END, FOLLOW_TEXT, FOLLOW_WAIT, ToolStreamParser } from './stream-base.js';
+import { TagValueReader } from './tag-value.js';
+import type { ToolSchema } from './types.js';
+
+const DSML = '｜DSML｜';
+const INVOKE = `<${DSML}invoke`;
+const INVOKE_END = `</${DSML}invoke>`;
+const PARAM = `<${DSML}parameter`;
+const PARAM_END = `</${DSML}parameter>`;
+const TAG_LIMIT = 512;
+const INVOKE_ATTRS = /^\s+name="([^"]*)"\s*$/;
+const PARAM_ATTRS = /^\s+name="([^"]*)"(?:\s+string="(true|false)")?\s*$/;
+
+const enum G {
+  Text,
+  BlockOpen,
+  Invoke,
+  Body,
+  Value,
+  Json,
+  JsonEnd,
+  InvokeAfter,
+  BlockAfter,
+}
+
+class DsmlParser extends ToolStreamParser {
+  private g = G.Text;
+  private cand = 0;
+  private tool = -1;
+  private opened = false;
+  private value: TagValueReader | null = null;
+  private valueIsJson = false;
+  private json: JsonArgsReader | null = null;
+  private readonly blockOpen: string;
+  private readonly blockClose: string;
+  private readonly starts: readonly string[];
+  private readonly maxStart: number;
+
+  constructor(tools: readonly ToolSchema[], block: string) {
+    super(tools);
+    this.blockOpen = `<${DSML}${block}>`;
+    this.blockClose = `</${DSML}${block}>`;
+    this.starts = [this.blockOpen, INVOKE];
+    this.maxStart = Math.max(this.blockOpen.length, INVOKE.length);
+  }
+
+  protected run(): void {
+    while (!this.passthrough) {
+      switch (this.g) {
+        case G.Text: {
+          const m = this.scanText(this.starts, this.maxStart);
+          if (m === null) return;
+          this.cand = this.pos;
+          if (m === INVOKE) this.g = G.Invoke;
+          else {
+            this.pos += m.length;
+            this.g = G.BlockOpen;
+          }
+          break;
+        }
+        case G.BlockOpen: {
+          const f = this.follow([INVOKE]);
+          if (f === FOLLOW_WAIT) return;
+          if (f === 0) this.g = G.Invoke;
+          else this.reject(f === FOLLOW_END ? this.buf.length : this.pos);
+          break;
+        }
+        case G.Invoke: {
+          const tagAt = this.pos;
+          this.pos = tagAt + INVOKE.length;
+          const i = this.findWithin('>', TAG_LIMIT);
+          this.pos = tagAt;
+          if (i === FIND_WAIT) return;
+          const attrs = i < 0 ? null : INVOKE_ATTRS.exec(this.buf.slice(tagAt + INVOKE.length, i));
+          const name = attrs ? attrs[1].trim() : '';
+          if (name.length === 0 || !this.declared(name)) {
+            this.reject(tagAt + INVOKE.length);
+            break;
+          }
+          this.tool = this.out.startCall(name);
+          this.opened = false;
+          this.pos = i + 1;
+          this.g = G.Body;
+          break;
+        }
+        case G.Body: {
+          const f = this.follow([PARAM, INVOKE_END, '{']);
+          if (f === FOLLOW_WAIT) return;
+          if (f === 0) {
+            if (!this.beginParam()) return;
+          } else if (f === 1) {
+            this.endArgs();
+            this.pos += INVOKE_END.length;
+            this.g = G.InvokeAfter;
+          } else if (f === 2 && !this.opened) {
+            this.json = new JsonArgsReader(this.out, this.tool, this.pos);
+            this.opened = true;
+            this.g = G.Json;
+          } else {
+            this.endArgs();
+            if (f === FOLLOW_END) {
+              this.pos = this.buf.length;
+              return;
+            }
+            this.g = G.Text;
+          }
+          break;
+        }
+        case G.Value: {
+          const v = this.value as TagValueReader;
+          this.pos = v.step(this.buf, this.pos, this.final);
+          if (!v.ended) {
+            this.dropConsumed();
+            return;
+          }
+          if (this.valueIsJson) this.out.args(this.tool, jsonOrString(v.raw));
+          this.g = G.Body;
+          break;
+        }
+        case G.Json: {
+          const r = this.json as JsonArgsReader;
+          const s = r.step(this.buf, this.final);
+          this.pos = r.pos;
+          if (s === Step.Done) this.g = G.JsonEnd;
+          else if (s === Step.Broken) this.g = G.Text;
+          else if (this.final) {
+            r.cutOff();
+            this.pos = this.buf.length;
+            return;
+          } else {
+            r.rebase(this.dropConsumed());
+            return;
+          }
+          break;
+        }
+        case G.JsonEnd:
+        case G.InvokeAfter:
+        case G.BlockAfter: {
+          const markers = this.g === G.JsonEnd ? [INVOKE_END] : this.g === G.InvokeAfter ? [INVOKE, this.blockClose] : this.starts;
+          const f = this.follow(markers);
+          if (f === FOLLOW_WAIT) return;
+          if (f === FOLLOW_END) {
+            this.pos = this.buf.length;
+            return;
+          }
+          if (f === FOLLOW_TEXT) {
+            this.g = G.Text;
+            break;
+          }
+          const m = markers[f];
+          if (m === INVOKE_END) {
+            this.pos += m.length;
+            this.g = G.InvokeAfter;
+          } else if (m === this.blockClose) {
+            this.pos += m.length;
+            this.g = G.BlockAfter;
+          } else {
+            this.cand = this.followWs;
+            if (m === INVOKE) this.g = G.Invoke;
+            else {
+              this.pos += m.length;
+              this.g = G.BlockOpen;
+            }
+          }
+          break;
+        }
+      }
+    }
+  }
+
+  /** A parameter tag at `pos`: writes its key and starts its value; false when more text is needed. */
+  private beginParam(): boolean {
+    const tagAt = this.pos;
+    this.pos = tagAt + PARAM.length;
+    const i = this.findWithin('>', TAG_LIMIT);
+    if (i === FIND_WAIT) {
+      this.pos = tagAt;
+      return false;
+    }
+    const attrs = i < 0 ? null : PARAM_ATTRS.exec(this.buf.slice(this.pos, i));
+    if (attrs === null) {
+      // A malformed tag ends the call; it stays text.
+      this.pos = tagAt;
+      this.endArgs();
+      this.g = G.Text;
+      return true;
+    }
+    this.out.args(this.tool, (this.opened ? ',' : '{') + JSON.stringify(attrs[1]) + ':');
+    this.opened = true;
+    this.valueIsJson = attrs[2] === 'false';
+    this.value = new TagValueReader(this.out, this.tool, PARAM_END, !this.valueIsJson, false);
+    this.pos = i + 1;
+    this.g = G.Value;
+    return true;
+  }
+
+  private endArgs(): void {
+    this.out.args(this.tool, this.opened ? '}' : '{}');
+    this.opened = true;
+  }
+
+  private reject(resume: number): void {
+    this.release(this.cand, resume);
+    this.g = G.Text;
+  }
+}
+
+function jsonOrString(raw: string): string {
+  try {
+    return JSON.stringify(JSON.parse(raw.trim()));
+  } catch {
+    return JSON.stringify(raw);
+  }
+}
+
+export function dsmlParser(tools: readonly ToolSchema[], block: 'function_calls' | 'tool_calls'): ToolStreamParser {
+  return new DsmlParser(tools, block);
+}

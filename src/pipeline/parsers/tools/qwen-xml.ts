@@ -1,0 +1,202 @@
+/**
+ * `qwen_xml` (aliases `qwen_coder`, `nemotron`): the XML-parameter calls of Qwen3-Coder, Qwen3.5+
+ * and Nemotron 3 (request-pipeline §11.3). The Qwen3-Coder template
+ * (https://huggingface.co/Qwen/Qwen3-Coder-480B-A35B-Instruct, chat_template) writes
+ *
+ *   <tool_call>\n<function=NAME>\n<parameter=KEY>\nVALUE\n</parameter>\n…</function>\n</tool_call>
+ *
+ * One newline after `<parameter=KEY>` and one before `</parameter>` are formatting and dropped
+ * (vllm/tool_parsers/qwen3coder_tool_parser.py; SMG trims all surrounding whitespace, which would
+ * eat a code value's first indentation). Values are typed by the tool's schema (param-types.ts);
+ * string values stream as they are written. A bare `<function=NAME>` without `<tool_call>` is read
+ * too (vLLM falls back to it). Names and keys are trimmed; the first `</parameter>` ends a value.
+ */
+import { paramType, typedValue, type ParamType } from './param-types.js';
+import { FIND_WAIT, FOLLOW_END, FOLLOW_TEXT, FOLLOW_WAIT, Match, ToolStreamParser, toolParserSpec } from './stream-base.js';
+import { TagValueReader } from './tag-value.js';
+import type { ToolSchema } from './types.js';
+
+const OPEN = '<tool_call>';
+const CLOSE = '</tool_call>';
+const FUNC = '<function=';
+const FUNC_END = '</function>';
+const PARAM = '<parameter=';
+const PARAM_END = '</parameter>';
+const STARTS = [OPEN, FUNC];
+const BODY = [PARAM, FUNC_END];
+const ENDS = [CLOSE];
+const NAME_LIMIT = 256;
+
+const enum X {
+  Text,
+  Open,
+  Func,
+  Body,
+  Value,
+  Close,
+  After,
+}
+
+class QwenXmlParser extends ToolStreamParser {
+  private x = X.Text;
+  private cand = 0;
+  private tool = -1;
+  private schema: ToolSchema | undefined;
+  private params = 0;
+  private value: TagValueReader | null = null;
+  private valueType: ParamType | null = null;
+
+  protected run(): void {
+    while (!this.passthrough) {
+      switch (this.x) {
+        case X.Text: {
+          const m = this.scanText(STARTS, OPEN.length);
+          if (m === null) return;
+          this.cand = this.pos;
+          if (m === OPEN) {
+            this.pos += OPEN.length;
+            this.x = X.Open;
+          } else this.x = X.Func;
+          break;
+        }
+        case X.Open: {
+          const at = this.pos;
+          if (!this.skipWs()) {
+            if (!this.final) {
+              this.pos = at;
+              return;
+            }
+            this.release(this.cand, this.buf.length);
+            this.x = X.Text;
+            break;
+          }
+          const m = this.match(FUNC);
+          if (m === Match.Partial) {
+            this.pos = at;
+            return;
+          }
+          if (m === Match.No) this.reject(this.pos);
+          else this.x = X.Func;
+          break;
+        }
+        case X.Func: {
+          const nameAt = this.pos + FUNC.length;
+          this.pos = nameAt;
+          const i = this.findWithin('>', NAME_LIMIT);
+          this.pos = nameAt - FUNC.length;
+          if (i === FIND_WAIT) return;
+          const name = i < 0 ? '' : this.buf.slice(nameAt, i).trim();
+          if (name.length === 0 || !this.declared(name)) {
+            this.reject(nameAt);
+            break;
+          }
+          this.tool = this.out.startCall(name);
+          this.schema = this.schemaOf(name);
+          this.params = 0;
+          this.out.args(this.tool, '{');
+          this.pos = i + 1;
+          this.x = X.Body;
+          break;
+        }
+        case X.Body: {
+          const f = this.follow(BODY);
+          if (f === FOLLOW_WAIT) return;
+          if (f === 1) {
+            this.endArgs();
+            this.pos += FUNC_END.length;
+            this.x = X.Close;
+          } else if (f === 0) {
+            if (!this.beginParam()) return;
+          } else {
+            // Stream end, or text that is not a parameter: the call ends here.
+            this.endArgs();
+            if (f === FOLLOW_END) {
+              this.pos = this.buf.length;
+              return;
+            }
+            this.x = X.Text;
+          }
+          break;
+        }
+        case X.Value: {
+          const v = this.value as TagValueReader;
+          this.pos = v.step(this.buf, this.pos, this.final);
+          if (!v.ended) {
+            this.dropConsumed();
+            return;
+          }
+          if (this.valueType !== null) this.out.args(this.tool, typedValue(v.raw, this.valueType));
+          this.x = X.Body;
+          break;
+        }
+        case X.Close:
+        case X.After: {
+          const f = this.follow(this.x === X.Close ? ENDS : STARTS);
+          if (f === FOLLOW_WAIT) return;
+          if (f === FOLLOW_END) {
+            this.pos = this.buf.length;
+            return;
+          }
+          if (f === FOLLOW_TEXT) {
+            this.x = X.Text;
+            break;
+          }
+          if (this.x === X.Close) {
+            this.pos += CLOSE.length;
+            this.x = X.After;
+            break;
+          }
+          this.cand = this.followWs;
+          if (STARTS[f] === OPEN) {
+            this.pos += OPEN.length;
+            this.x = X.Open;
+          } else this.x = X.Func;
+          break;
+        }
+      }
+    }
+  }
+
+  /** `<parameter=KEY>` at `pos`: writes the key and starts its value; false when more text is needed. */
+  private beginParam(): boolean {
+    const tagAt = this.pos;
+    this.pos = tagAt + PARAM.length;
+    const i = this.findWithin('>', NAME_LIMIT);
+    if (i === FIND_WAIT) {
+      this.pos = tagAt;
+      return false;
+    }
+    const key = i < 0 ? '' : this.buf.slice(this.pos, i).trim();
+    if (key.length === 0) {
+      // A malformed tag ends the call; it stays text.
+      this.pos = tagAt;
+      this.endArgs();
+      this.x = X.Text;
+      return true;
+    }
+    const t = paramType(this.schema, key);
+    const asString = t.type === 'string' && !t.nullable;
+    this.out.args(this.tool, (this.params++ > 0 ? ',' : '') + JSON.stringify(key) + ':');
+    this.value = new TagValueReader(this.out, this.tool, PARAM_END, asString, true);
+    this.valueType = asString ? null : t;
+    this.pos = i + 1;
+    this.x = X.Value;
+    return true;
+  }
+
+  private endArgs(): void {
+    this.out.args(this.tool, '}');
+  }
+
+  /** Not a call: the markers up to `resume` stay text; scanning resumes there. */
+  private reject(resume: number): void {
+    this.release(this.cand, resume);
+    this.x = X.Text;
+  }
+}
+
+const create = (tools: readonly ToolSchema[]) => new QwenXmlParser(tools);
+
+export const qwenXmlToolParser = toolParserSpec('qwen_xml', create);
+export const qwenCoderToolParser = toolParserSpec('qwen_coder', create);
+export const nemotronToolParser = toolParserSpec('nemotron', create);
