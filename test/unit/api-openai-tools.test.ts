@@ -8,7 +8,9 @@ import { parseChatRequest } from '../../src/api/openai/chat-request.js';
 import { type ChatMeta, chatSse, collectChat } from '../../src/api/openai/chat-respond.js';
 import { PipelineError } from '../../src/pipeline/errors.js';
 import type { ParsedItem } from '../../src/pipeline/parsers/types.js';
-import { forcedToolPlan, parseForcedToolCalls, toolCallIds } from '../../src/pipeline/tools/tool-calls.js';
+import { chatOutputPlan } from '../../src/pipeline/output/chat-output-plan.js';
+import { TOOL_PARSERS } from '../../src/pipeline/parsers/tools/registry.js';
+import { parseForcedToolCalls, toolCallIds } from '../../src/pipeline/tools/tool-calls.js';
 import type { ToolCallShape } from '../../src/pipeline/tools/tool-choice.js';
 import { choiceEvents, eventStream, ssePayloads } from '../support/events.js';
 import {
@@ -216,7 +218,9 @@ describe('chat responses with a forced tool', () => {
     id: 'chatcmpl-1', created: 1, model: 'm', n, tokenizer: { decode: () => '' }, topLogprobs: null, includeUsage: false,
   });
   const named: ToolCallShape = { kind: 'function', name: 'get_weather' };
-  const plan = (shape: ToolCallShape, idFor: (name: string, i: number) => string) => forcedToolPlan(shape, idFor);
+  const declared = [{ name: 'get_weather' }, { name: 'a' }, { name: 'b' }];
+  const plan = (shape: ToolCallShape, idFor: (name: string, i: number) => string) =>
+    chatOutputPlan(null, { kind: 'forced', shape, json: TOOL_PARSERS.get('json')!, tools: declared }, idFor);
 
   it('non-stream named: tool_calls, no content, finish tool_calls (length stays length)', async () => {
     const evs = choiceEvents(plan(named, () => 'call_abc'), false, ['{"city":', ' "Paris"}'], 'stop');
@@ -256,11 +260,22 @@ describe('chat responses with a forced tool', () => {
     expect(out.at(-1)).toBe('[DONE]');
   });
 
-  it('stream required: plain content chunks (no incremental array parser)', () => {
-    const evs = choiceEvents(plan({ kind: 'array' }, () => 'x'), true, ['[{"name":"a","parameters":{}}]'], 'stop');
+  it('stream required: the constrained array streams as tool-call deltas (§10.4), finish tool_calls', () => {
+    const evs = choiceEvents(plan({ kind: 'array' }, (_, i) => `call_${i}`), true, ['[{"name":"a","para', 'meters":{"x":1}},', '{"name":"b","parameters":{}}]'], 'stop');
     const out = ssePayloads(chatSse(meta()), evs);
-    const choices = out.slice(0, -1).map((f) => (JSON.parse(f) as { choices: Record<string, unknown>[] }).choices[0]);
-    expect(choices[1].delta).toEqual({ role: 'assistant', content: '[{"name":"a","parameters":{}}]', reasoning_content: null });
-    expect(choices.at(-1)?.finish_reason).toBe('stop');
+    const deltas = out.slice(0, -1).map((f) => (JSON.parse(f) as { choices: { delta: Record<string, unknown> }[] }).choices[0].delta);
+    expect(deltas.some((d) => 'content' in d)).toBe(false);
+    const calls: Record<number, { id?: string; name?: string; args: string }> = {};
+    for (const d of deltas) {
+      for (const t of (d.tool_calls ?? []) as { index: number; id?: string; function: { name?: string; arguments?: string } }[]) {
+        const c = (calls[t.index] ??= { args: '' });
+        if (t.id) c.id = t.id;
+        if (t.function.name) c.name = t.function.name;
+        c.args += t.function.arguments ?? '';
+      }
+    }
+    expect(calls).toEqual({ 0: { id: 'call_0', name: 'a', args: '{"x":1}' }, 1: { id: 'call_1', name: 'b', args: '{}' } });
+    const finish = JSON.parse(out.at(-2)!) as { choices: { finish_reason: string }[] };
+    expect(finish.choices[0].finish_reason).toBe('tool_calls');
   });
 });

@@ -17,9 +17,13 @@ export const QWEN3_EOS = [151645, 151643];
 /**
  * A Qwen3 model dir under `dir`: the package's tokenizer files (symlinked, they are 11 MB) plus a
  * generation_config.json, so EOS ids come from where a real snapshot keeps them.
+ *
+ * The served model id is the dir's path, and parsers are auto-detected from it (request-pipeline
+ * §11.1): the default name `chat-model` matches no parser, so the text the mock scripts comes back
+ * as plain content; name it `qwen3` to get Qwen3's reasoning and tool-call parsers.
  */
-export async function qwenModelDir(dir: string): Promise<string> {
-  const model = join(dir, 'qwen3');
+export async function qwenModelDir(dir: string, name = 'chat-model'): Promise<string> {
+  const model = join(dir, name);
   await mkdir(model);
   for (const f of ['tokenizer.json', 'tokenizer_config.json']) await symlink(join(QWEN3_DIR, f), join(model, f));
   await writeFile(join(model, 'generation_config.json'), JSON.stringify({ eos_token_id: QWEN3_EOS }));
