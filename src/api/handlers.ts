@@ -1,12 +1,18 @@
 import { loadModelContext } from '../pipeline/model-context.js';
 import type { ApiDeps } from './types.js';
+import { createCountTokensHandler, createMessagesHandler } from './anthropic/handler.js';
 import { createChatHandler } from './openai/chat-handler.js';
 import { createCompletionHandler } from './openai/completion-handler.js';
 
 /** Every protocol front-end, as the gateway plugs them in. */
 export function apiDeps(): ApiDeps {
   return {
-    inference: { chat_completions: createChatHandler(), completions: createCompletionHandler() },
+    inference: {
+      chat_completions: createChatHandler(),
+      completions: createCompletionHandler(),
+      messages: createMessagesHandler(),
+      messages_count_tokens: createCountTokensHandler(),
+    },
     loadTokenizer: loadModelContext,
   };
 }
