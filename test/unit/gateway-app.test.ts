@@ -211,6 +211,14 @@ describe('Anthropic paths', () => {
     expect(await bad.json()).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
   });
 
+  it('an unexpected failure inside the handler is a 500 api_error', async () => {
+    const { app, cap } = setup({}, { inference: { messages: async () => { throw new Error('kaboom'); } } });
+    const res = await app.request('/v1/messages', post('/v1/messages'));
+    expect(res.status).toBe(500);
+    expect(await res.json()).toMatchObject({ type: 'error', error: { type: 'api_error', message: 'kaboom' } });
+    expect(cap.find('unhandled error in request handler')).toHaveLength(1);
+  });
+
   it('while draining, /v1/messages answers 503 overloaded_error', async () => {
     const { app, ctx } = setup({}, deps);
     ctx.lifecycle.startDraining();
