@@ -2,7 +2,9 @@ import { loadModelContext } from '../pipeline/model-context.js';
 import type { ApiDeps } from './types.js';
 import { createCountTokensHandler, createMessagesHandler } from './anthropic/handler.js';
 import { createChatHandler } from './openai/chat-handler.js';
+import { createGenerateHandler } from './generate/handler.js';
 import { createCompletionHandler } from './openai/completion-handler.js';
+import { createResponsesHandler } from './responses/handler.js';
 
 /** Every protocol front-end, as the gateway plugs them in. */
 export function apiDeps(): ApiDeps {
@@ -12,6 +14,8 @@ export function apiDeps(): ApiDeps {
       completions: createCompletionHandler(),
       messages: createMessagesHandler(),
       messages_count_tokens: createCountTokensHandler(),
+      responses: createResponsesHandler(),
+      generate: createGenerateHandler(),
     },
     loadTokenizer: loadModelContext,
   };

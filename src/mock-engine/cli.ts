@@ -53,6 +53,10 @@ Mock flags:
   --mock-lockstep                    MoE lockstep group: registration data_parallel_size = N,
                                      READY carries parallel_config_hash, ranks park after a wave
                                      and need START_DP_WAVE to run again
+  --mock-replies FILE                Per-request scripted replies: a JSON array of
+                                     {"when": TEXT, "reply": TEXT}; a request whose prompt
+                                     (decoded with special tokens) contains TEXT gets that reply,
+                                     then EOS (first match wins; else the default script)
   --mock-abort-reply                 Answer ABORT with a terminal ABORT output (SMG mock style;
                                      default: silent like real vLLM)
   --mock-ready-first                 Send READY before the registration (SMG mock order)

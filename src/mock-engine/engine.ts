@@ -45,7 +45,7 @@ export class MockEngine extends MockProcess<MockRank> implements RankHost {
   protected async start(): Promise<void> {
     const a = this.args;
     const maxModelLen = a.maxModelLen ?? DEFAULT_MAX_MODEL_LEN;
-    const choice = chooseGenerator({ mode: a.mode, model: a.model, text: a.text, countBase: a.countBase });
+    const choice = chooseGenerator({ mode: a.mode, model: a.model, text: a.text, countBase: a.countBase, replies: a.replies });
     const rankIds = Array.from({ length: a.dpSizeLocal }, (_, i) => a.dpStartRank + i);
     const address = handshakeAddress(a);
     this.logger.info(

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
 import type { GenMode } from './mock-flags.js';
 import type { MockRequest } from './request.js';
+import { loadReplyRules } from './replies.js';
 
 /** vLLM treats temperature below this as greedy, and greedy sampling ignores the seed. */
 const GREEDY_EPS = 1e-5;
@@ -66,12 +67,18 @@ export function tokenizerDir(model: string): string | null {
   return null;
 }
 
-/** Encodes the script the way a frontend would tokenize a completion: no special tokens. */
-export function encodeScript(dir: string, text: string): number[] {
+export function loadMockTokenizer(dir: string): Tokenizer {
   const tokJson = JSON.parse(readFileSync(join(dir, 'tokenizer.json'), 'utf8')) as object;
   const cfgPath = join(dir, 'tokenizer_config.json');
   const cfg = existsSync(cfgPath) ? (JSON.parse(readFileSync(cfgPath, 'utf8')) as object) : {};
-  const tok = new Tokenizer(tokJson, cfg);
+  return new Tokenizer(tokJson, cfg);
+}
+
+/**
+ * Encodes a script the way a frontend would tokenize a completion: no special tokens added, but
+ * special-token text in the script (`<tool_call>`, `<|python_tag|>`) becomes that token's id.
+ */
+export function encodeScript(dir: string, text: string, tok: Tokenizer = loadMockTokenizer(dir)): number[] {
   return tok.encode(text, { add_special_tokens: false }).ids;
 }
 
@@ -86,12 +93,33 @@ export function chooseGenerator(opts: {
   model: string;
   text: string;
   countBase: number;
+  /** `--mock-replies` file, or null. */
+  replies?: string | null;
 }): GeneratorChoice {
   const dir = tokenizerDir(opts.model);
   const mode = opts.mode ?? (dir ? 'script' : 'count');
+  if (opts.replies && mode !== 'script') throw new Error('--mock-replies needs script mode (a local model directory with tokenizer.json)');
   if (mode === 'count') return { generator: countGenerator(opts.countBase), detail: `count from ${opts.countBase}` };
   if (mode === 'echo') return { generator: echoGenerator(opts.countBase), detail: 'echo the prompt' };
   if (!dir) throw new Error(`--mock-mode script needs <model> to be a local directory with tokenizer.json, got '${opts.model}'`);
-  const ids = encodeScript(dir, opts.text);
+  const tok = loadMockTokenizer(dir);
+  const ids = encodeScript(dir, opts.text, tok);
+  if (opts.replies) {
+    const rules = loadReplyRules(opts.replies).map((r) => ({ when: r.when, ids: encodeScript(dir, r.reply, tok) }));
+    const prompts = new WeakMap<MockRequest, number[]>();
+    const seqOf = (req: MockRequest) => {
+      let seq = prompts.get(req);
+      if (!seq) {
+        const prompt = tok.decode(req.prompt, { skip_special_tokens: false });
+        seq = rules.find((r) => prompt.includes(r.when))?.ids ?? ids;
+        prompts.set(req, seq);
+      }
+      return seq;
+    };
+    return {
+      generator: cyclic('script', seqOf, countGenerator(opts.countBase)),
+      detail: `${rules.length} scripted replies from ${opts.replies}, else a script of ${ids.length} tokens`,
+    };
+  }
   return { generator: scriptGenerator(ids, opts.countBase), detail: `script of ${ids.length} tokens from ${dir}` };
 }

@@ -30,6 +30,8 @@ export interface MockKnobs<F extends FaultMode> {
   garbageCount: number;
   /** `--mock-rank-load` as given; parsed by rank-load.ts. */
   rankLoad: string | null;
+  /** `--mock-replies <file>`: per-request scripted replies (replies.ts). */
+  replies: string | null;
   help: boolean;
   /** Engine flags the mock does not model; reported once as a warning. */
   ignored: string[];
@@ -50,6 +52,7 @@ export function defaultKnobs(initTimeoutS: number): MockKnobs<never> {
     faultOnRequest: null,
     garbageCount: 3,
     rankLoad: null,
+    replies: null,
     help: false,
     ignored: [],
   };
@@ -83,6 +86,7 @@ export function knobFlags(faults: readonly FaultMode[]): FlagSpec<keyof MockKnob
     { names: ['--mock-fault-on-request'], key: 'faultOnRequest', kind: 'str' },
     { names: ['--mock-garbage-count'], key: 'garbageCount', kind: 'int' },
     { names: ['--mock-rank-load'], key: 'rankLoad', kind: 'str' },
+    { names: ['--mock-replies'], key: 'replies', kind: 'str' },
     { names: ['--help', '-h'], key: 'help', kind: 'bool' },
   ];
 }

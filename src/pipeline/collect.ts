@@ -15,6 +15,8 @@ export interface CollectedToolCall {
 }
 
 export interface CollectedChoice {
+  /** Generated token ids, when the generation emitted them (`tokens` events). */
+  ids: number[];
   text: string;
   reasoning: string;
   toolCalls: CollectedToolCall[];
@@ -31,6 +33,7 @@ export async function collectChoices(
   perPrompt: number,
 ): Promise<{ choices: CollectedChoice[]; usage: UsageTally }> {
   const choices: CollectedChoice[] = Array.from({ length: total }, () => ({
+    ids: [],
     text: '',
     reasoning: '',
     toolCalls: [],
@@ -42,6 +45,9 @@ export async function collectChoices(
   for await (const ev of events) {
     const c = choices[ev.index];
     switch (ev.kind) {
+      case 'tokens':
+        for (const id of ev.ids) c.ids.push(id);
+        break;
       case 'text':
         c.text += ev.text;
         if (ev.logprobs) for (const lp of ev.logprobs) c.logprobs.push(lp);

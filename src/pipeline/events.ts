@@ -9,6 +9,8 @@ import type { TokenLogprob } from '../engine/types.js';
 export type FinishKind = 'stop' | 'length' | 'abort' | 'tool_calls';
 
 export type GenEvent =
+  /** The ids of one engine step (only when the front-end asks for them: `/generate`). */
+  | { kind: 'tokens'; index: number; ids: readonly number[] }
   /** Message content; `logprobs` are the tokens it came from (null when not requested). */
   | { kind: 'text'; index: number; text: string; logprobs: TokenLogprob[] | null }
   | { kind: 'reasoning'; index: number; text: string }

@@ -38,6 +38,8 @@ export interface GenerateOptions {
   observer?: GenerationObserver;
   /** How each choice's text becomes events (parsers); null = plain content. */
   output?: OutputPlan | null;
+  /** Also emit each engine step's token ids (`tokens` events). */
+  tokenIds?: boolean;
 }
 
 /** Request-level facts for metrics, reported as they happen (once each, except choiceEnded). */
@@ -175,18 +177,19 @@ async function runChoice(
       throw new EngineError('invalid', `engine rejected the request: ${chunk.errorMessage}`);
     }
 
+    if (opts.tokenIds && chunk.newTokenIds.length > 0) out.push({ kind: 'tokens', index, ids: chunk.newTokenIds });
     const r = decoder.push(visibleIds(chunk, rules.keepStop));
     if (r.text && output.push(r.text, pending)) pending = null;
     if (r.stopped) {
       if (chunk.finish === null) opts.client.abort(stream.requestId);
-      end('stop', r.matchedStop ?? engineStop(chunk.stopReason, rules));
+      end('stop', r.matchedStop ?? engineStop(chunk, rules));
       return;
     }
     if (chunk.finish !== null) {
       const tail = decoder.finish();
       if (tail.text && output.push(tail.text, pending)) pending = null;
       const reason: FinishKind = tail.stopped || chunk.finish === 'repetition' ? 'stop' : chunk.finish;
-      end(reason, tail.matchedStop ?? engineStop(chunk.stopReason, rules));
+      end(reason, tail.matchedStop ?? engineStop(chunk, rules));
       return;
     }
   }
@@ -207,8 +210,16 @@ function visibleIds(chunk: EngineChunk, keepStop: boolean): readonly number[] {
   return chunk.newTokenIds;
 }
 
-/** The engine reports a stop token id; a single-token stop string is reported as the string. */
-function engineStop(stopReason: number | string | null, rules: DecodeRules): string | number | null {
+/**
+ * The engine reports a stop token id; a single-token stop string is reported as the string.
+ * TokenSpeed reports no stop reason, but marks the finishing stop token: when that token stands
+ * for a stop string, the string is reported the same way on both engines.
+ */
+function engineStop(chunk: EngineChunk, rules: DecodeRules): string | number | null {
+  const { stopReason } = chunk;
   if (typeof stopReason === 'number') return rules.tokenStopStrings.get(stopReason) ?? stopReason;
+  if (stopReason === null && chunk.finish === 'stop' && chunk.endsWithStopToken && chunk.newTokenIds.length > 0) {
+    return rules.tokenStopStrings.get(chunk.newTokenIds[chunk.newTokenIds.length - 1]) ?? null;
+  }
   return stopReason;
 }

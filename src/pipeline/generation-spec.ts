@@ -15,6 +15,8 @@ export interface GenerationSpec {
   /** How the choices' text becomes events; null = plain content. */
   output: OutputPlan | null;
   stream: boolean;
+  /** Emit each engine step's token ids as `tokens` events (`/generate` shows them). */
+  tokenIds?: boolean;
   /** Canonical model id (metrics label, response `model`). */
   model: string;
 }

@@ -107,7 +107,7 @@ export function prepareChat(services: PipelineServices, req: ChatGenerationReque
     worker,
     client,
     tokenizer: ctx.tokenizer,
-    choices: fanOut(0, engineBase, promptIds, built.spec, req.n),
+    choices: fanOut(0, engineBase, promptIds, built.spec, req.n, worker.runtime),
     rules: decodeRules(plan, built, { keepStop: req.keepStop, skipSpecialTokens }),
     output: forcedTool ? forcedToolPlan(forcedTool.shape, toolCallIds(req.model, req.messages)) : null,
     stream: req.stream,

@@ -44,7 +44,7 @@ export function prepareCompletion(services: PipelineServices, req: CompletionGen
     }),
   );
   const choices = prompts.flatMap((ids, p) =>
-    fanOut(p * req.n, prompts.length > 1 ? `${engineBase}-p${p}` : engineBase, ids, builds[p].spec, req.n),
+    fanOut(p * req.n, prompts.length > 1 ? `${engineBase}-p${p}` : engineBase, ids, builds[p].spec, req.n, worker.runtime),
   );
   return {
     worker,

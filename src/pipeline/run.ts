@@ -52,6 +52,7 @@ export function startGeneration(
       stream: spec.stream,
       observer,
       output: spec.output,
+      tokenIds: spec.tokenIds,
     });
     return { events, abort: () => abort.abort(), done };
   } catch (err) {

@@ -184,6 +184,11 @@ describe('messagesSse (streaming)', () => {
     expect(frames([text('a'), end('length')]).at(-2)?.[1]).toEqual(messageDelta('max_tokens'));
   });
 
+  it('raw token-id events (for /generate) show nothing', () => {
+    const tokens: GenEvent = { kind: 'tokens', index: 0, ids: [1, 2] };
+    expect(sseText([tokens, text('a'), tokens, end('stop')])).toBe(sseText([text('a'), end('stop')]));
+  });
+
   it('an empty answer still opens and closes the message', () => {
     expect(frames([end('stop')]).map(([e]) => e)).toEqual(['message_start', 'message_delta', 'message_stop']);
   });

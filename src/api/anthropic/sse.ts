@@ -74,6 +74,9 @@ export function messagesSse(meta: MessagesMeta): SseEncoder {
     event(ev: GenEvent): string {
       if (finished) return '';
       switch (ev.kind) {
+        case 'tokens':
+          // Raw step ids are for /generate; Messages shows only text.
+          return '';
         case 'reasoning': {
           const head = open === 'thinking' ? '' : begin('thinking', '{"type":"thinking","thinking":"","signature":""}');
           return head + delta(`{"type":"thinking_delta","thinking":${JSON.stringify(ev.text)}}`);

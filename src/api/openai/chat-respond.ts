@@ -64,6 +64,7 @@ export function chatSse(meta: ChatMeta): SseEncoder {
   const delta = (i: number, d: string) => `${open(i)}{"role":"assistant",${d}},"logprobs":null,"finish_reason":null}]}\n\n`;
   return {
     event(ev) {
+      if (ev.kind === 'tokens') return '';
       const i = ev.index;
       let out = '';
       if (!roleSent[i]) {

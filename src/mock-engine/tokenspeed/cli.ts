@@ -60,6 +60,10 @@ Mock flags:
   --mock-init-timeout-s S            Give up waiting for INIT after S seconds (default 600)
   --mock-log-requests                Log admissions, aborts and finishes at info (default: debug)
   --mock-log-level LEVEL             trace|debug|info|warn|error (default $SMG_LOG_LEVEL or info)
+  --mock-replies FILE                Per-request scripted replies: a JSON array of
+                                     {"when": TEXT, "reply": TEXT}; a request whose prompt
+                                     (decoded with special tokens) contains TEXT gets that reply,
+                                     then EOS (first match wins; else the default script)
   --mock-rank-load E:RUN:WAIT:KV[,...]
                                      Engine index E also carries requests of some other client:
                                      its load tail reports RUN+WAIT more num_running, WAIT more

@@ -43,7 +43,7 @@ export class TsMockEngine extends MockProcess<TsRank> implements TsRankHost {
     if (dtype === null) throw new StartupError(`dtype ${a.dtype} is not supported: only bfloat16, float16 and float32 models can be served headless`);
     const maxModelLen = a.contextLength ?? DEFAULT_MAX_MODEL_LEN;
     const eos = engineEosIds(a.model, a.eosTokenIds);
-    const choice = chooseGenerator({ mode: a.mode, model: a.model, text: a.text ?? TS_DEFAULT_TEXT, countBase: a.countBase });
+    const choice = chooseGenerator({ mode: a.mode, model: a.model, text: a.text ?? TS_DEFAULT_TEXT, countBase: a.countBase, replies: a.replies });
     const address = tsHandshakeAddress(a);
     const indices = Array.from({ length: a.dpSize }, (_, r) => tokenspeedEngineIndex(a.zmqEngineIndex, r));
     this.logger.info(

@@ -16,6 +16,8 @@ export {
   encodeTokenSpeedAbort,
   encodeTokenSpeedAbortPayload,
 } from './request-encode.js';
+export { PROMPT_LOGPROBS_UNSUPPORTED, guardTokenSpeedRequest, guardTokenSpeedSampling } from './guard.js';
+export { WireFieldError } from '../guard-checks.js';
 export { decodeTokenSpeedOutput } from './output-decode.js';
 export { decodeTokenSpeedRegistration } from './registration-decode.js';
 export { toTokenSpeedSampling, normalizeTokenSpeedSampling } from './sampling-normalize.js';

@@ -6,14 +6,13 @@
 import type { EngineRequest, InputFrames } from '../../types.js';
 import { WireEncodeError } from '../../types.js';
 import { MsgpackWriter } from '../../msgpack/writer.js';
+import { guardTokenSpeedRequest, guardTokenSpeedSampling } from './guard.js';
 import type { TsSamplingParams } from './sampling-layout.js';
 import { toTokenSpeedSampling } from './sampling-normalize.js';
-import { gatewayOnlyProblem, samplingRangeProblem } from './sampling-rules.js';
 import { writeTokenSpeedSampling } from './sampling-write.js';
 import { ADD_SENT_LENGTH, ADD_TAG, REQ_TYPE_ABORT, REQ_TYPE_ADD } from './wire-constants.js';
 
-/** SMG's rejection text (request-pipeline §5.5). */
-export const PROMPT_LOGPROBS_UNSUPPORTED = 'prompt logprobs are not supported over the TokenSpeed ZMQ backend';
+export { PROMPT_LOGPROBS_UNSUPPORTED } from './guard.js';
 
 const ADD_TYPE_FRAME = Buffer.from([REQ_TYPE_ADD]);
 const ABORT_TYPE_FRAME = Buffer.from([REQ_TYPE_ABORT]);
@@ -22,10 +21,11 @@ const ABORT_TYPE_FRAME = Buffer.from([REQ_TYPE_ABORT]);
 const writer = new MsgpackWriter(4096);
 
 /**
- * Throws WireEncodeError for requests the engine would drop, mis-handle or abort without saying
- * why (empty prompt, a non-integer in an int slot, an unsafe seed, any §4.3 range violation such
- * as top_k ≥ 128): a drop only surfaces as a hung stream and an abort row carries no message, so
- * failing that one request at submit with a precise reason is kinder. What only the engine knows
+ * Throws WireEncodeError (a WireFieldError naming the wire field) for requests the engine would
+ * drop, mis-handle or abort without saying why (empty prompt, a non-integer in an int slot, an
+ * unsafe seed, any §4.3 range violation such as top_k ≥ 128): a drop only surfaces as a hung
+ * stream and an abort row carries no message, so failing that one request at submit with a
+ * precise reason is kinder. The checks live in guard.ts. What only the engine knows
  * (--enable-output-logprobs, --grammar-backend) still comes back as an abort row.
  */
 export function encodeTokenSpeedAdd(req: EngineRequest): InputFrames {
@@ -33,15 +33,9 @@ export function encodeTokenSpeedAdd(req: EngineRequest): InputFrames {
 }
 
 export function encodeTokenSpeedAddPayload(req: EngineRequest): Buffer {
-  if (req.promptTokenIds.length === 0) {
-    throw new WireEncodeError(`tokenspeed ADD ${req.requestId}: empty prompt (the engine cannot process it)`);
-  }
-  // The wire has no prompt logprobs (§4.5); refuse in SMG's words rather than silently omit them.
-  // (top_logprobs > 1 is refused by the handlers, which know what the client asked for.)
-  if (req.sampling.promptLogprobs !== null) throw new WireEncodeError(PROMPT_LOGPROBS_UNSUPPORTED);
+  guardTokenSpeedRequest(req);
   const sampling = toTokenSpeedSampling(req.sampling);
-  const problem = gatewayOnlyProblem(req.sampling) ?? samplingRangeProblem(sampling, null);
-  if (problem !== null) throw new WireEncodeError(`tokenspeed ADD ${req.requestId}: ${problem}`);
+  guardTokenSpeedSampling(sampling);
   try {
     return encodeTokenSpeedAddFields({
       rid: req.requestId,
@@ -53,7 +47,7 @@ export function encodeTokenSpeedAddPayload(req: EngineRequest): Buffer {
       stream: req.stream ?? true,
     });
   } catch (err) {
-    // The writer refuses fractional or unsafe ints with RangeError; surface one error type.
+    // Only reachable if the guard missed something: the writer refused a value; nothing is sent.
     throw new WireEncodeError(`tokenspeed ADD ${req.requestId}: ${(err as Error).message}`);
   }
 }

@@ -30,6 +30,8 @@ export {
 } from './constants.js';
 export { encodeAbort, encodeAdd, encodeStartWave, encodeUtility } from './request.js';
 export { checkSamplingSpec } from './sampling.js';
+export { MAX_LOGPROBS, guardEngineRequest, guardSamplingSpec } from './guard.js';
+export { WireFieldError } from '../guard-checks.js';
 export { decodeOutput } from './output.js';
 export { decodeRegistration, encodeRegistration } from './registration.js';
 export type { EncodeRegistrationOptions, VllmReadyResponse } from './registration.js';

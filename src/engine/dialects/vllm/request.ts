@@ -7,7 +7,8 @@ import type { EngineRequest, InputFrames } from '../../types.js';
 import { WireEncodeError } from '../../types.js';
 import { MsgpackWriter } from '../../msgpack/writer.js';
 import { ENGINE_CORE_REQUEST_FIELDS, RequestType } from './constants.js';
-import { checkSamplingSpec, writeSamplingParams } from './sampling.js';
+import { guardEngineRequest } from './guard.js';
+import { writeSamplingParams } from './sampling.js';
 
 // One writer reused by every encode (they are synchronous); each frame gets a copy of the bytes.
 const w = new MsgpackWriter(4096);
@@ -18,10 +19,12 @@ const ABORT_FRAME = Buffer.from([RequestType.ABORT]);
 const START_DP_WAVE_FRAME = Buffer.from([RequestType.START_DP_WAVE]);
 const UTILITY_FRAME = Buffer.from([RequestType.UTILITY]);
 
-/** ADD. Throws WireEncodeError for a request the engine would reject. */
+/**
+ * ADD. Throws WireEncodeError (a WireFieldError naming the field) for a request the engine would
+ * reject: `guardEngineRequest` checks every field before a byte is written.
+ */
 export function encodeAdd(req: EngineRequest): InputFrames {
-  if (req.promptTokenIds.length === 0) throw new WireEncodeError(`request ${req.requestId}: empty prompt`);
-  checkSamplingSpec(req.sampling);
+  guardEngineRequest(req);
   try {
     w.reset();
     w.arrayHeader(ENGINE_CORE_REQUEST_FIELDS);
@@ -42,6 +45,7 @@ export function encodeAdd(req: EngineRequest): InputFrames {
     w.nil().bool(false).nil().nil().nil().bool(false); // 14..19 (trace … abort_immediately)
     return [ADD_FRAME, w.toBuffer()];
   } catch (err) {
+    // Only reachable if the guard missed something: the bytes are dropped, so nothing is sent.
     if (err instanceof WireEncodeError) throw err;
     throw new WireEncodeError(`request ${req.requestId}: ${(err as Error).message}`);
   }

@@ -7,9 +7,8 @@
  * smallest that fits (R1 is `82`), not msgspec's map16: any msgpack decoder accepts both.
  */
 import type { SamplingSpec, StructuredConstraint } from '../../types.js';
-import { WireEncodeError } from '../../types.js';
 import { encodeStr, type MsgpackWriter } from '../../msgpack/writer.js';
-import { samplingViolation } from './sampling-rules.js';
+import { guardSamplingSpec } from './guard.js';
 
 // Keys are encoded once; the hot path only copies their bytes.
 const K = {
@@ -42,17 +41,13 @@ const NO_IDS: readonly number[] = [];
 /** vLLM's frontend clamps biases to this range before they reach the engine. */
 const LOGIT_BIAS_LIMIT = 100;
 
-/** Throws WireEncodeError when the engine would reject `s` (its input thread would die). */
-export function checkSamplingSpec(s: SamplingSpec): void {
-  const violation = samplingViolation(s);
-  if (violation !== null) throw new WireEncodeError(violation);
-  // -1 (whole vocabulary) is legal for vLLM, but its reply carries empty id arrays that cannot be
-  // mapped back to tokens (spec §5.5), so the gateway never asks for it.
-  if (s.logprobs === -1) throw new WireEncodeError('logprobs = -1 (whole vocabulary) is not supported');
-  if (s.promptLogprobs === -1) throw new WireEncodeError('prompt_logprobs = -1 (whole vocabulary) is not supported');
-}
+/**
+ * Throws WireEncodeError when the engine would reject `s` (its input thread would die). Kept as
+ * the older name of the guard's sampling half (guard.ts is the one place these rules live).
+ */
+export const checkSamplingSpec: (s: SamplingSpec) => void = guardSamplingSpec;
 
-/** Writes the sampling map for `s`; the caller has validated it with `checkSamplingSpec`. */
+/** Writes the sampling map for `s`; the caller has passed it through the guard (guard.ts). */
 export function writeSamplingParams(w: MsgpackWriter, s: SamplingSpec): void {
   const mark = w.beginContainer();
   let n = 0;
@@ -176,7 +171,6 @@ function allStopIds(s: SamplingSpec, stopIds: readonly number[], eos: number | n
 function writeLogitBias(w: MsgpackWriter, bias: ReadonlyMap<number, number>): void {
   w.mapHeader(bias.size);
   for (const [id, value] of bias) {
-    if (Number.isNaN(value)) throw new WireEncodeError(`logit_bias for token ${id} is NaN`);
     w.int(id).float64(Math.min(LOGIT_BIAS_LIMIT, Math.max(-LOGIT_BIAS_LIMIT, value)));
   }
 }

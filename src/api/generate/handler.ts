@@ -1,0 +1,23 @@
+/** POST /generate: SGLang-style body → a one-prompt completion → SGLang's JSON array or SSE. */
+import { prepareCompletion } from '../../pipeline/prepare-completion.js';
+import { readJsonBody } from '../json-body.js';
+import { respond, withErrors } from '../respond.js';
+import type { InferenceHandler } from '../types.js';
+import { openaiErrorResponse } from '../openai/errors.js';
+import { generateModel, parseGenerateRequest } from './request.js';
+import { type GenerateMeta, collectGenerate, generateSse } from './respond.js';
+
+export function createGenerateHandler(): InferenceHandler {
+  return withErrors(openaiErrorResponse, async (call) => {
+    const startedAt = performance.now();
+    const body = await readJsonBody(call.request);
+    const { completion, returnLogprob } = parseGenerateRequest(body, generateModel(body, call.services.workers.modelIds()));
+    const prepared = { ...prepareCompletion(call.services, completion, call.requestId), tokenIds: true };
+    const meta: GenerateMeta = { id: prepared.id, n: prepared.n, returnLogprob, startedAt };
+    return respond(call, prepared, {
+      endpoint: 'generate',
+      sse: () => generateSse(meta),
+      json: (events) => collectGenerate(events, meta),
+    });
+  });
+}

@@ -1,0 +1,29 @@
+/** POST /v1/responses: Responses body → the pipeline's chat request → a response object or its event stream. */
+import { uuidv7 } from '../../pipeline/ids.js';
+import { prepareChat } from '../../pipeline/prepare-chat.js';
+import { readJsonBody } from '../json-body.js';
+import { respond, withErrors } from '../respond.js';
+import type { InferenceHandler } from '../types.js';
+import { openaiErrorResponse } from '../openai/errors.js';
+import { parseResponsesRequest } from './request.js';
+import { collectResponse, responseSse } from './respond.js';
+import type { ResponseMeta } from './response-object.js';
+
+export function createResponsesHandler(): InferenceHandler {
+  return withErrors(openaiErrorResponse, async (call) => {
+    const { chat, echo } = parseResponsesRequest(await readJsonBody(call.request));
+    const prepared = prepareChat(call.services, chat, call.requestId);
+    const meta: ResponseMeta = {
+      responseId: `resp_${uuidv7().replaceAll('-', '')}`,
+      chatId: prepared.id,
+      created: prepared.created,
+      model: prepared.model,
+      echo,
+    };
+    return respond(call, prepared, {
+      endpoint: 'responses',
+      sse: () => responseSse(meta),
+      json: (events) => collectResponse(events, meta),
+    });
+  });
+}

@@ -1,0 +1,170 @@
+/**
+ * Responses answers: one `response` object, or the streamed event sequence (OpenAI's Responses
+ * streaming events, each `event: <type>` + `data: <json>` with a growing `sequence_number`):
+ * response.created → response.in_progress → per output item output_item.added → (content_part.added
+ * → output_text.delta… / reasoning_text.delta… → .done → content_part.done | function_call_arguments
+ * .delta… → .done) → output_item.done → response.completed. A failure after the stream started is
+ * an `error` event followed by response.failed.
+ */
+import { collectChoices } from '../../pipeline/collect.js';
+import { streamErrorText } from '../../pipeline/errors.js';
+import type { GenEvent } from '../../pipeline/events.js';
+import type { SseEncoder } from '../sse.js';
+import {
+  type ResponseMeta,
+  functionCallItem,
+  functionCallItemId,
+  messageItem,
+  messageItemId,
+  outputItems,
+  outputTextPart,
+  reasoningItem,
+  reasoningItemId,
+  responseObject,
+  responseStatus,
+  usageOf,
+} from './response-object.js';
+
+export async function collectResponse(events: AsyncIterable<GenEvent>, meta: ResponseMeta): Promise<Record<string, unknown>> {
+  const { choices, usage } = await collectChoices(events, 1, 1);
+  const c = choices[0];
+  const u = usage.toJSON(true) as { prompt_tokens: number; completion_tokens: number; prompt_tokens_details?: { cached_tokens: number } };
+  return responseObject(
+    meta,
+    responseStatus(c.finish),
+    outputItems(meta, c),
+    usageOf(u.prompt_tokens, u.completion_tokens, u.prompt_tokens_details?.cached_tokens ?? 0),
+  );
+}
+
+type OpenItem =
+  | { kind: 'reasoning'; index: number; text: string }
+  | { kind: 'message'; index: number; text: string }
+  | { kind: 'call'; index: number; callId: string; name: string; args: string };
+
+export function responseSse(meta: ResponseMeta): SseEncoder {
+  let seq = 0;
+  let started = false;
+  const items: Record<string, unknown>[] = [];
+  let open: OpenItem | null = null;
+  /** Whitespace seen before any message text: a message item opens only for real text (as the JSON answer omits it). */
+  let pendingSpace = '';
+  const calls = new Map<number, OpenItem & { kind: 'call' }>();
+
+  const frame = (type: string, fields: Record<string, unknown>) =>
+    `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: seq++, ...fields })}\n\n`;
+
+  const start = () => {
+    if (started) return '';
+    started = true;
+    const response = responseObject(meta, 'in_progress', [], null);
+    return frame('response.created', { response }) + frame('response.in_progress', { response });
+  };
+
+  const close = (): string => {
+    const it = open;
+    if (!it) return '';
+    open = null;
+    const output_index = it.index;
+    switch (it.kind) {
+      case 'reasoning': {
+        const item_id = reasoningItemId(meta);
+        const done = reasoningItem(meta, it.text);
+        items[output_index] = done;
+        return (
+          frame('response.reasoning_text.done', { item_id, output_index, content_index: 0, text: it.text }) +
+          frame('response.content_part.done', { item_id, output_index, content_index: 0, part: { type: 'reasoning_text', text: it.text } }) +
+          frame('response.output_item.done', { output_index, item: done })
+        );
+      }
+      case 'message': {
+        const item_id = messageItemId(meta);
+        const done = messageItem(meta, it.text, 'completed');
+        items[output_index] = done;
+        return (
+          frame('response.output_text.done', { item_id, output_index, content_index: 0, text: it.text, logprobs: [] }) +
+          frame('response.content_part.done', { item_id, output_index, content_index: 0, part: outputTextPart(it.text) }) +
+          frame('response.output_item.done', { output_index, item: done })
+        );
+      }
+      case 'call': {
+        const item_id = functionCallItemId(it.callId);
+        const done = functionCallItem(it.callId, it.name, it.args);
+        items[output_index] = done;
+        return (
+          frame('response.function_call_arguments.done', { item_id, output_index, name: it.name, arguments: it.args }) +
+          frame('response.output_item.done', { output_index, item: done })
+        );
+      }
+    }
+  };
+
+  const openItem = (it: OpenItem, item: Record<string, unknown>, part: Record<string, unknown> | null): string => {
+    let out = close();
+    open = it;
+    items[it.index] = item;
+    out += frame('response.output_item.added', { output_index: it.index, item });
+    if (part) out += frame('response.content_part.added', { item_id: item.id, output_index: it.index, content_index: 0, part });
+    return out;
+  };
+
+  return {
+    event(ev: GenEvent) {
+      if (ev.kind === 'tokens') return '';
+      let out = start();
+      switch (ev.kind) {
+        case 'reasoning': {
+          if (open?.kind !== 'reasoning') {
+            out += openItem({ kind: 'reasoning', index: items.length, text: '' }, { id: reasoningItemId(meta), type: 'reasoning', summary: [], content: [] }, { type: 'reasoning_text', text: '' });
+          }
+          const it = open as unknown as OpenItem & { kind: 'reasoning' };
+          it.text += ev.text;
+          return out + frame('response.reasoning_text.delta', { item_id: reasoningItemId(meta), output_index: it.index, content_index: 0, delta: ev.text });
+        }
+        case 'text': {
+          if (open?.kind !== 'message') {
+            if (ev.text.trim().length === 0) {
+              pendingSpace += ev.text;
+              return out;
+            }
+            out += openItem({ kind: 'message', index: items.length, text: '' }, messageItem(meta, '', 'in_progress'), outputTextPart(''));
+          }
+          const it = open as unknown as OpenItem & { kind: 'message' };
+          const delta = pendingSpace + ev.text;
+          pendingSpace = '';
+          it.text += delta;
+          return out + frame('response.output_text.delta', { item_id: messageItemId(meta), output_index: it.index, content_index: 0, delta, logprobs: [] });
+        }
+        case 'tool_start': {
+          pendingSpace = '';
+          const it: OpenItem & { kind: 'call' } = { kind: 'call', index: items.length, callId: ev.id, name: ev.name, args: '' };
+          calls.set(ev.tool, it);
+          return out + openItem(it, functionCallItem(ev.id, ev.name, ''), null);
+        }
+        case 'tool_args': {
+          const it = calls.get(ev.tool);
+          if (!it) return out;
+          it.args += ev.text;
+          return out + frame('response.function_call_arguments.delta', { item_id: functionCallItemId(it.callId), output_index: it.index, delta: ev.text });
+        }
+        case 'end': {
+          out += close();
+          const usage = usageOf(ev.promptTokens, ev.completionTokens, ev.cachedTokens);
+          return out + frame('response.completed', { response: responseObject(meta, responseStatus(ev.finishReason), items, usage) });
+        }
+      }
+    },
+    end() {
+      return '';
+    },
+    error(err) {
+      const message = streamErrorText(err);
+      const out = start() + close();
+      return (
+        out +
+        frame('error', { code: 'stream_error', message, param: null }) +
+        frame('response.failed', { response: responseObject(meta, 'failed', items, null, { code: 'server_error', message }) })
+      );
+    },
+  };
+}

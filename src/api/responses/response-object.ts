@@ -1,0 +1,110 @@
+/**
+ * The Responses `response` object (request-pipeline §3.4): the request fields it echoes, the
+ * output items built from one choice, its status and usage. Shared by the JSON answer and the
+ * stream's `response.created` / `response.completed` events.
+ */
+import type { CollectedChoice } from '../../pipeline/collect.js';
+import type { FinishKind } from '../../pipeline/events.js';
+import type { ResponseEcho } from './request.js';
+
+export interface ResponseMeta {
+  /** `resp_<uuidv7>`. */
+  responseId: string;
+  /** The pipeline's request id; output item ids derive from it. */
+  chatId: string;
+  created: number;
+  model: string;
+  echo: ResponseEcho;
+}
+
+export type ResponseStatus = 'in_progress' | 'completed' | 'failed';
+
+export interface ResponseUsage {
+  input_tokens: number;
+  input_tokens_details: { cached_tokens: number };
+  output_tokens: number;
+  output_tokens_details: { reasoning_tokens: number };
+  total_tokens: number;
+}
+
+export const reasoningItemId = (meta: ResponseMeta) => `reasoning_${meta.chatId}`;
+export const messageItemId = (meta: ResponseMeta) => `msg_${meta.chatId}`;
+/** A function_call item's own id; `call_id` is the tool-call id the model's next turn refers to. */
+export const functionCallItemId = (callId: string) => `fc_${callId.replace(/^call_/, '')}`;
+
+/** SMG's statuses: tool calls leave the response `in_progress` (the caller must answer them). */
+export function responseStatus(finish: FinishKind | null): ResponseStatus {
+  if (finish === 'tool_calls') return 'in_progress';
+  return 'completed';
+}
+
+export function usageOf(prompt: number, completion: number, cached: number): ResponseUsage {
+  return {
+    input_tokens: prompt,
+    input_tokens_details: { cached_tokens: cached },
+    output_tokens: completion,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: prompt + completion,
+  };
+}
+
+export function reasoningItem(meta: ResponseMeta, text: string): Record<string, unknown> {
+  return { id: reasoningItemId(meta), type: 'reasoning', summary: [], content: [{ type: 'reasoning_text', text }] };
+}
+
+export function messageItem(meta: ResponseMeta, text: string, status: 'in_progress' | 'completed'): Record<string, unknown> {
+  const content = status === 'in_progress' ? [] : [outputTextPart(text)];
+  return { id: messageItemId(meta), type: 'message', status, role: 'assistant', content };
+}
+
+export function outputTextPart(text: string): Record<string, unknown> {
+  return { type: 'output_text', text, annotations: [] };
+}
+
+export function functionCallItem(callId: string, name: string, args: string): Record<string, unknown> {
+  return { id: functionCallItemId(callId), type: 'function_call', status: 'in_progress', call_id: callId, name, arguments: args };
+}
+
+/** Output items in SMG's order: reasoning, the message (only with non-whitespace text), function calls. */
+export function outputItems(meta: ResponseMeta, c: CollectedChoice): Record<string, unknown>[] {
+  const items: Record<string, unknown>[] = [];
+  if (c.reasoning) items.push(reasoningItem(meta, c.reasoning));
+  if (c.text.trim().length > 0) items.push(messageItem(meta, c.text, 'completed'));
+  for (const t of c.toolCalls) items.push(functionCallItem(t.id, t.name, t.arguments));
+  return items;
+}
+
+export function responseObject(
+  meta: ResponseMeta,
+  status: ResponseStatus,
+  output: Record<string, unknown>[],
+  usage: ResponseUsage | null,
+  error: { code: string; message: string } | null = null,
+): Record<string, unknown> {
+  const e = meta.echo;
+  return {
+    id: meta.responseId,
+    object: 'response',
+    created_at: meta.created,
+    status,
+    error,
+    incomplete_details: null,
+    instructions: e.instructions,
+    max_output_tokens: e.maxOutputTokens,
+    model: meta.model,
+    output,
+    parallel_tool_calls: e.parallelToolCalls,
+    previous_response_id: null,
+    reasoning: { effort: e.reasoningEffort, summary: null },
+    store: false,
+    temperature: e.temperature,
+    text: { format: e.textFormat },
+    tool_choice: e.toolChoice,
+    tools: e.tools,
+    top_p: e.topP,
+    truncation: 'disabled',
+    usage,
+    user: e.user,
+    metadata: e.metadata,
+  };
+}
