@@ -1,5 +1,6 @@
 import { loadModelContext } from '../pipeline/model-context.js';
 import type { ApiDeps } from './types.js';
+import { createCountTokensHandler, createMessagesHandler } from './anthropic/handler.js';
 import { createChatHandler } from './openai/chat-handler.js';
 import { createGenerateHandler } from './generate/handler.js';
 import { createCompletionHandler } from './openai/completion-handler.js';
@@ -11,6 +12,8 @@ export function apiDeps(): ApiDeps {
     inference: {
       chat_completions: createChatHandler(),
       completions: createCompletionHandler(),
+      messages: createMessagesHandler(),
+      messages_count_tokens: createCountTokensHandler(),
       responses: createResponsesHandler(),
       generate: createGenerateHandler(),
     },

@@ -20,6 +20,8 @@ const MAX_BATCH_CHARS = 64 * 1024;
 
 /** A protocol's streaming encoder: complete SSE frame text (`data: …\n\n`, or with `event:` lines). */
 export interface SseEncoder {
+  /** Frames sent as soon as the stream opens, before the first event (e.g. Anthropic's `message_start`). */
+  start?(): string;
   /** Frames for one event ('' when it shows nothing). */
   event(ev: GenEvent): string;
   /** Frames after the last event. */
@@ -38,6 +40,7 @@ export function sseResponse(
 ): Response {
   const it = events[Symbol.asyncIterator]();
   let closed = false;
+  let started = false;
   const close = () => {
     if (closed) return;
     closed = true;
@@ -45,6 +48,14 @@ export function sseResponse(
   };
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
+      if (!started) {
+        started = true;
+        const head = enc.start?.() ?? '';
+        if (head) {
+          controller.enqueue(encoder.encode(head));
+          return;
+        }
+      }
       let out = '';
       try {
         do {

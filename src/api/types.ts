@@ -18,7 +18,13 @@ export interface InferenceCall {
 
 export type InferenceHandler = (call: InferenceCall) => Promise<Response>;
 
-export type InferenceEndpoint = 'chat_completions' | 'completions' | 'messages' | 'generate' | 'responses';
+export type InferenceEndpoint =
+  | 'chat_completions'
+  | 'completions'
+  | 'messages'
+  | 'messages_count_tokens'
+  | 'generate'
+  | 'responses';
 
 export interface ApiDeps {
   /** Endpoint handlers; an endpoint without one answers 501. */
@@ -32,6 +38,7 @@ export const INFERENCE_PATHS: Record<InferenceEndpoint, string> = {
   chat_completions: '/v1/chat/completions',
   completions: '/v1/completions',
   messages: '/v1/messages',
+  messages_count_tokens: '/v1/messages/count_tokens',
   responses: '/v1/responses',
   generate: '/generate',
 };

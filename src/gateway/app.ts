@@ -12,6 +12,7 @@ import { drainGate } from './middleware/drain-gate.js';
 import type { AppEnv } from './middleware/env.js';
 import { httpAccounting } from './middleware/http-metrics.js';
 import { requestId } from './middleware/request-id.js';
+import { asAnthropicError } from '../api/anthropic/errors.js';
 import { INFERENCE_PATHS } from '../api/types.js';
 import { registerAdminRoutes } from './routes/admin.js';
 import { registerInferenceRoutes } from './routes/inference.js';
@@ -27,6 +28,18 @@ export function buildApp(ctx: GatewayContext): Hono<AppEnv> {
 
   app.use('*', httpAccounting(ctx));
   app.use('*', requestId());
+  // Anthropic clients read every failure on the Messages paths in Anthropic's envelope, the
+  // gateway's own refusals (401, 413, 429, 503, …) included.
+  for (const p of [INFERENCE_PATHS.messages, INFERENCE_PATHS.messages_count_tokens]) {
+    app.use(p, async (c, next) => {
+      await next();
+      const shaped = await asAnthropicError(c.res, c.get('requestId'));
+      if (shaped !== c.res) {
+        c.res = undefined;
+        c.res = shaped;
+      }
+    });
+  }
   app.use('*', drainGate(ctx));
   app.use(
     '*',

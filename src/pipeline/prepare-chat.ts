@@ -70,6 +70,16 @@ export function renderChatPrompt(req: ChatGenerationRequest, ctx: ModelContext, 
   return ctx.tokenizer.encode(rendered, false);
 }
 
+/**
+ * The templated prompt's length for a chat request, tools filtered as `prepareChat` does; no worker
+ * is picked and no engine is involved (Anthropic's count_tokens).
+ */
+export function countChatPromptTokens(services: PipelineServices, req: ChatGenerationRequest): number {
+  const ctx = modelContextFor(services, req.model);
+  const tools = req.tools ? filterTools(req.tools, req.toolSelection) : undefined;
+  return renderChatPrompt(req, ctx, tools).length;
+}
+
 export function prepareChat(services: PipelineServices, req: ChatGenerationRequest, requestId: string): PreparedChat {
   const ctx = modelContextFor(services, req.model);
   const tools = req.tools ? filterTools(req.tools, req.toolSelection) : undefined;

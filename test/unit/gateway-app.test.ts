@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildApp, buildMetricsApp } from '../../src/gateway/app.js';
 import { defaultGatewayConfig, type GatewayConfig } from '../../src/gateway/config.js';
 import { createGatewayContext } from '../../src/gateway/context.js';
+import { createCountTokensHandler, createMessagesHandler } from '../../src/api/anthropic/handler.js';
 import type { ApiDeps as RouteDeps } from '../../src/api/types.js';
 import { FakeConnector } from '../../src/workers/testing/fake-engine.js';
 import { captureLogger } from '../../src/workers/testing/log-capture.js';
@@ -164,6 +165,66 @@ describe('--api-key', () => {
     expect((await app.request('/workers', { headers: { Authorization: 'Bearer sekret' } })).status).toBe(200);
     expect((await app.request('/liveness')).status).toBe(200);
     expect((await app.request('/readiness')).status).toBe(503);
+  });
+
+  it('x-api-key (Anthropic clients) authenticates exactly like Authorization: Bearer', async () => {
+    const { app } = setup({ apiKey: 'sekret' });
+    expect((await app.request('/workers', { headers: { 'x-api-key': 'sekret' } })).status).toBe(200);
+    expect((await app.request('/workers', { headers: { 'x-api-key': ' sekret ' } })).status).toBe(200);
+    expect((await app.request('/workers', { headers: { 'x-api-key': 'wrong' } })).status).toBe(401);
+    expect((await app.request('/workers', { headers: { 'x-api-key': '' } })).status).toBe(401);
+    // Either header matching is enough.
+    expect((await app.request('/workers', { headers: { Authorization: 'Bearer wrong', 'x-api-key': 'sekret' } })).status).toBe(200);
+    expect((await app.request('/workers', { headers: { Authorization: 'Bearer sekret', 'x-api-key': 'wrong' } })).status).toBe(200);
+  });
+});
+
+describe('Anthropic paths', () => {
+  const deps: RouteDeps = { inference: { messages: createMessagesHandler(), messages_count_tokens: createCountTokensHandler() } };
+  const body = JSON.stringify({ model: 'zzz', max_tokens: 8, messages: [{ role: 'user', content: 'Hi' }] });
+  const post = (path: string, headers: Record<string, string> = {}, payload = body) =>
+    ({ method: 'POST', body: payload, headers: { 'content-type': 'application/json', ...headers } }) as RequestInit;
+
+  it("the gateway's refusals on /v1/messages come in Anthropic's envelope; elsewhere they do not", async () => {
+    const { app } = setup({ apiKey: 'sekret', maxBodyBytes: 1024 }, deps);
+    for (const path of ['/v1/messages', '/v1/messages/count_tokens']) {
+      const res = await app.request(path, post(path));
+      expect(res.status).toBe(401);
+      expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+      const json = (await res.json()) as Record<string, unknown>;
+      expect(json).toMatchObject({ type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } });
+      expect(json.request_id).toBe(res.headers.get('x-request-id'));
+    }
+    expect(await (await app.request('/v1/chat/completions', post('/v1/chat/completions'))).text()).toBe('');
+
+    const big = await app.request('/v1/messages', post('/v1/messages', { 'x-api-key': 'sekret' }, JSON.stringify({ pad: 'x'.repeat(4096) })));
+    expect(big.status).toBe(413);
+    expect(await big.json()).toMatchObject({ type: 'error', error: { type: 'request_too_large' } });
+
+    const unknown = await app.request('/v1/messages', post('/v1/messages', { 'x-api-key': 'sekret' }));
+    expect(unknown.status).toBe(404);
+    expect(unknown.headers.get('x-request-id')).toMatch(/^msg_[A-Za-z0-9]{24}$/);
+    expect(await unknown.json()).toMatchObject({ type: 'error', error: { type: 'not_found_error', message: "No worker available for model 'zzz'" } });
+
+    const bad = await app.request('/v1/messages', post('/v1/messages', { 'x-api-key': 'sekret' }, '{"model":'));
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
+  });
+
+  it('an unexpected failure inside the handler is a 500 api_error', async () => {
+    const { app, cap } = setup({}, { inference: { messages: async () => { throw new Error('kaboom'); } } });
+    const res = await app.request('/v1/messages', post('/v1/messages'));
+    expect(res.status).toBe(500);
+    expect(await res.json()).toMatchObject({ type: 'error', error: { type: 'api_error', message: 'kaboom' } });
+    expect(cap.find('unhandled error in request handler')).toHaveLength(1);
+  });
+
+  it('while draining, /v1/messages answers 503 overloaded_error', async () => {
+    const { app, ctx } = setup({}, deps);
+    ctx.lifecycle.startDraining();
+    const res = await app.request('/v1/messages', post('/v1/messages'));
+    expect(res.status).toBe(503);
+    expect(await res.json()).toMatchObject({ type: 'error', error: { type: 'overloaded_error', message: 'Server is shutting down and accepts no new requests' } });
   });
 });
 

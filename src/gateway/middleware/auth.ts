@@ -1,5 +1,7 @@
 /**
- * `--api-key`: Bearer check on /v1/* and the worker/admin routes; 401 with an empty body.
+ * `--api-key`: key check on /v1/* and the worker/admin routes; 401 with an empty body. The key is
+ * read from `Authorization: Bearer <key>` (OpenAI clients) or `x-api-key: <key>` (Anthropic
+ * clients send their key there); either one matching lets the request through.
  * Both sides are hashed first so the comparison is constant-time whatever the lengths.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
@@ -14,13 +16,19 @@ function keyMatches(expected: string, presented: string): boolean {
   return timingSafeEqual(digest(expected), digest(presented));
 }
 
+function bearerKey(header: string | undefined): string | null {
+  const m = /^Bearer\s+(.+)$/i.exec((header ?? '').trim());
+  return m ? m[1].trim() : null;
+}
+
 export function apiKeyAuth(apiKey: string | null): MiddlewareHandler<AppEnv> {
   const expected = apiKey;
   return async (c, next) => {
     if (expected === null) return next();
-    const header = c.req.header('authorization') ?? '';
-    const m = /^Bearer\s+(.+)$/i.exec(header.trim());
-    if (!m || !keyMatches(expected, m[1].trim())) return c.body(null, 401);
+    const bearer = bearerKey(c.req.header('authorization'));
+    const xApiKey = c.req.header('x-api-key')?.trim() ?? '';
+    const ok = (bearer !== null && keyMatches(expected, bearer)) || (xApiKey.length > 0 && keyMatches(expected, xApiKey));
+    if (!ok) return c.body(null, 401);
     await next();
   };
 }

@@ -1,0 +1,39 @@
+/**
+ * The non-streaming Messages response (request-pipeline §3.3): blocks in the order thinking →
+ * text (only if not whitespace) → tool_use, then stop reason and usage.
+ */
+import { collectChoices } from '../../pipeline/collect.js';
+import type { GenEvent } from '../../pipeline/events.js';
+import { type MessagesMeta, messagesUsage, stopReason, toolUseId } from './message-shape.js';
+
+/** Tool-call arguments as an object; anything else (unparsable, a bare value) is `{}`. */
+function toolInput(args: string): Record<string, unknown> {
+  try {
+    const v: unknown = JSON.parse(args);
+    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+export async function collectMessage(events: AsyncIterable<GenEvent>, meta: MessagesMeta): Promise<Record<string, unknown>> {
+  const { choices, usage } = await collectChoices(events, 1, 1);
+  const c = choices[0];
+  const content: Record<string, unknown>[] = [];
+  // Thinking signatures are Anthropic's own verification tokens; there is none to give here.
+  if (c.reasoning.length > 0) content.push({ type: 'thinking', thinking: c.reasoning, signature: '' });
+  if (c.text.trim().length > 0) content.push({ type: 'text', text: c.text });
+  for (const t of c.toolCalls) if (t) content.push({ type: 'tool_use', id: toolUseId(t.id), name: t.name, input: toolInput(t.arguments) });
+  const reason = stopReason(c.finish, c.matched, c.toolCalls.length > 0);
+  const counts = usage.toJSON(false) as { prompt_tokens: number; completion_tokens: number };
+  return {
+    id: meta.id,
+    type: 'message',
+    role: 'assistant',
+    content,
+    model: meta.model,
+    stop_reason: reason,
+    stop_sequence: reason === 'stop_sequence' ? c.matched : null,
+    usage: messagesUsage(counts.prompt_tokens, counts.completion_tokens),
+  };
+}
