@@ -91,7 +91,8 @@ export function prepareChat(services: PipelineServices, req: ChatGenerationReque
   // the response format. A dropped tool constraint means the output is not read as tool calls.
   const toolWins = toolConstraint !== null && (worker.runtime !== 'tokenspeed' || req.structured === null);
   const forcedTool = toolWins ? toolConstraint : null;
-  const stages = outputStages(services, req, ctx, tools, forcedTool);
+  const constrained = forcedTool !== null || req.structured !== null;
+  const stages = outputStages(services, req, ctx, tools, forcedTool, constrained);
   const skipSpecialTokens = chatSkipSpecialTokens({
     requested: req.skipSpecialTokens,
     hasTools: req.tools !== undefined,
@@ -146,6 +147,11 @@ function outputStages(
   ctx: ModelContext,
   tools: Json[] | undefined,
   forcedTool: ToolConstraint | null,
+  /**
+   * A grammar shapes the output from its first token, so it cannot begin inside a `<think>` block:
+   * arming the parser there (as SMG would) would read the whole constrained answer as reasoning.
+   */
+  constrained: boolean,
 ): { reasoning: ReasoningStage | null; tools: ToolStage | null } {
   const parsers = resolveParsers(req.model, services.workers.configuredParsers(req.model), (m) => services.logger.warn(m));
   let reasoning: ReasoningStage | null = null;
@@ -155,11 +161,12 @@ function outputStages(
       toggle,
       thinkingPreference({ chatTemplateKwargs: req.chatTemplateKwargs, reasoningEffort: req.reasoningEffort, thinking: req.thinking }, toggle),
     );
+    const armed = !constrained && (parsers.reasoning.startsInReasoning || started);
     reasoning = {
       spec: parsers.reasoning,
       options: {
-        startInReasoning: parsers.reasoning.startsInReasoning || started,
-        startMarkerConsumed: started && (ctx.template?.thinkInPrefill ?? false),
+        startInReasoning: armed,
+        startMarkerConsumed: armed && started && (ctx.template?.thinkInPrefill ?? false),
       },
       hold: req.stream && !req.streamReasoning,
     };

@@ -269,7 +269,7 @@ describe('fields', () => {
       reasoningEffort: undefined,
       addGenerationPrompt: true,
       thinking: null,
-      separateReasoning: false,
+      separateReasoning: true,
       temperature: undefined,
       topP: undefined,
       topK: undefined,
@@ -278,10 +278,11 @@ describe('fields', () => {
     });
   });
 
-  it('thinking enabled / adaptive → on (reasoning split), disabled → off', () => {
+  it('thinking enabled / adaptive → on, disabled → off; reasoning is split unless thinking is disabled', () => {
     expect(parse({ thinking: { type: 'enabled', budget_tokens: 2048 } })).toMatchObject({ thinking: true, separateReasoning: true });
     expect(parse({ thinking: { type: 'adaptive' } })).toMatchObject({ thinking: true, separateReasoning: true });
     expect(parse({ thinking: { type: 'disabled' } })).toMatchObject({ thinking: false, separateReasoning: false });
+    expect(parse({})).toMatchObject({ thinking: null, separateReasoning: true });
     expect(errorText({ thinking: { type: 'on' } })).toBe("thinking.type: unsupported value 'on'; expected 'enabled', 'adaptive' or 'disabled'");
   });
 

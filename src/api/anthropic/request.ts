@@ -80,8 +80,10 @@ export function parseMessagesRequest(raw: unknown, opts: MessagesParseOptions = 
     continueFinalMessage: endsWithPrefill(messages),
     addGenerationPrompt: true,
     thinking,
-    // Reasoning is split out only when the client asked for thinking (§3.3).
-    separateReasoning: thinking === true,
+    // §3.3 separates reasoning only when thinking is enabled. A template that thinks by default
+    // (Qwen3) would then put its `<think>` block in a text block whenever the client says nothing,
+    // so here only an explicit `disabled` turns separation off.
+    separateReasoning: thinking !== false,
     streamReasoning: true,
   };
 }

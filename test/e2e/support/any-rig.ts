@@ -29,6 +29,7 @@ export interface AnyRigOptions {
   replies?: ReplyRule[];
   engineArgs?: string[];
   gatewayArgs?: string[];
+  modelDir?: (dir: string) => Promise<string>;
 }
 
 export async function startAnyRig(backend: Backend, opts: AnyRigOptions = {}): Promise<AnyRig> {
@@ -39,7 +40,7 @@ export async function startAnyRig(backend: Backend, opts: AnyRigOptions = {}): P
     engineArgs.push('--mock-replies', file);
   }
   if (backend === 'vllm') {
-    const rig = await startRig({ engineArgs, gatewayArgs: opts.gatewayArgs });
+    const rig = await startRig({ engineArgs, gatewayArgs: opts.gatewayArgs, modelDir: opts.modelDir });
     return {
       backend,
       model: rig.model,
@@ -50,7 +51,7 @@ export async function startAnyRig(backend: Backend, opts: AnyRigOptions = {}): P
       stop: rig.stop,
     };
   }
-  const rig = await startTsRig({ engineArgs, gatewayArgs: opts.gatewayArgs });
+  const rig = await startTsRig({ engineArgs, gatewayArgs: opts.gatewayArgs, modelDir: opts.modelDir });
   return {
     backend,
     model: rig.model,

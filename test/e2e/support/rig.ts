@@ -17,6 +17,8 @@ export interface RigOptions {
   engineArgs?: string[];
   /** Extra `smg launch` flags. */
   gatewayArgs?: string[];
+  /** Builds the served model dir inside the rig's temp dir (default: Qwen3 as `chat-model`). */
+  modelDir?: (dir: string) => Promise<string>;
 }
 
 export interface Rig {
@@ -36,7 +38,7 @@ export interface Rig {
 
 export async function startRig(opts: RigOptions = {}): Promise<Rig> {
   const dir = await mkdtemp(join(tmpdir(), 'smg-oai-'));
-  const model = await qwenModelDir(dir);
+  const model = await (opts.modelDir ?? qwenModelDir)(dir);
   const workerUrl = `ipc://${dir}/e0`;
   const [port, mport] = [await freeTcpPort(), await freeTcpPort()];
   const baseURL = `http://127.0.0.1:${port}/v1`;

@@ -36,6 +36,8 @@ export interface TsRigOptions {
   backend?: 'tokenspeed' | 'vllm' | null;
   /** Wait for readiness (default true). */
   awaitReady?: boolean;
+  /** Builds the served model dir inside the rig's temp dir (default: Qwen3 as `chat-model`). */
+  modelDir?: (dir: string) => Promise<string>;
 }
 
 export interface TsRig {
@@ -54,7 +56,7 @@ export interface TsRig {
 
 export async function startTsRig(opts: TsRigOptions = {}): Promise<TsRig> {
   const dir = await mkdtemp(join(tmpdir(), 'smg-ts-'));
-  const model = await qwenModelDir(dir);
+  const model = await (opts.modelDir ?? qwenModelDir)(dir);
   const workerUrl = `ipc://${dir}/ts0`;
   const [port, mport] = [await freeTcpPort(), await freeTcpPort()];
   const backend = opts.backend === undefined ? 'tokenspeed' : opts.backend;
