@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { CallArgumentsStream, finalArguments, hasDuplicateKeys } from '../../src/pipeline/harmony/call-args.js';
+import { CallArgumentsStream, finalArguments } from '../../src/pipeline/harmony/call-args.js';
+import { CanonicalJsonScanner } from '../../src/pipeline/harmony/canonical-json.js';
+
+function scanned(text: string): CanonicalJsonScanner {
+  const s = new CanonicalJsonScanner();
+  s.scan(text);
+  return s;
+}
 
 function stream(parts: string[]): { pieces: string[]; folded: string } {
   const s = new CallArgumentsStream();
@@ -16,28 +23,45 @@ describe('Harmony call arguments', () => {
     expect(finalArguments('')).toBe('');
   });
 
-  it('finds repeated keys per object, through escapes, not across objects', () => {
-    expect(hasDuplicateKeys('{"a":1,"b":{"a":2}}')).toBe(false);
-    expect(hasDuplicateKeys('[{"a":1},{"a":2}]')).toBe(false);
-    expect(hasDuplicateKeys('{"a":1,"b":["a"],"\\u0061":3}')).toBe(true);
-    expect(hasDuplicateKeys('{"k":"x\\":","k" : 1}')).toBe(true);
-    expect(hasDuplicateKeys('"no objects"')).toBe(false);
+  it('keeps JSON verbatim when parsing would move keys (repeated or integer-like keys)', () => {
+    expect(finalArguments('{"a":1,"b":{"a":2}}')).toBe('{"a":1,"b":{"a":2}}');
+    expect(finalArguments('[{"a":1},{"a":2}]')).toBe('[{"a":1},{"a":2}]');
+    expect(finalArguments('{"a":1, "b":["a"], "\\u0061":3}')).toBe('{"a":1, "b":["a"], "\\u0061":3}');
+    expect(finalArguments('{"k":"x\\":","k" : 1}')).toBe('{"k":"x\\":","k" : 1}');
+    // JSON.stringify(JSON.parse('{"b":1,"1":2}')) is '{"1":2,"b":1}'.
+    expect(finalArguments('{"b": 1, "1": 2}')).toBe('{"b": 1, "1": 2}');
+    expect(finalArguments('{"1": 1, "2": 2, "b": 3}')).toBe('{"1":1,"2":2,"b":3}');
+    expect(finalArguments('{"01": 1, "b": 2}')).toBe('{"01":1,"b":2}');
+  });
+
+  it('measures the prefix already in compact form', () => {
+    const canonical = (t: string): string => t.slice(0, scanned(t).canonical);
+    expect(canonical('{"a":[1,true,null],"b":"x\\n\\u001f"}')).toBe('{"a":[1,true,null],"b":"x\\n\\u001f"}');
+    expect(canonical('{"a": 1}')).toBe('{"a":');
+    expect(canonical('{"a":1.0,"b":2}')).toBe('{"a":');
+    expect(canonical('{"a":"caf\\u00e9"}')).toBe('{"a":"caf');
+    expect(canonical('{"a":"x\\/y"}')).toBe('{"a":"x');
+    expect(canonical('{"a":"\\u001F"}')).toBe('{"a":"');
+    expect(canonical('{"a":12')).toBe('{"a":'); // the number may go on
+    expect(canonical('{"e":"😀')).toBe('{"e":"😀');
+    expect(canonical('{"e":"\uD83D')).toBe('{"e":"'); // half a pair waits
+    expect(canonical('{"a":tr')).toBe('{"a":');
   });
 
   it('streams compact JSON as soon as it is safe', () => {
-    // A pending number (and so its key) waits; closers wait until the text is complete.
-    expect(stream(['{"city":"Pa', 'ris","n":1', '2}'])).toEqual({ pieces: ['{"city":"Pa', 'ris', '","n":12', '}'], folded: '{"city":"Paris","n":12}' });
+    // Only a number that may still grow waits.
+    expect(stream(['{"city":"Pa', 'ris","n":1', '2}'])).toEqual({ pieces: ['{"city":"Pa', 'ris","n":', '12}', ''], folded: '{"city":"Paris","n":12}' });
   });
 
   it('holds spaced JSON from the first difference to the end', () => {
     const { pieces, folded } = stream(['{"a": ', '1, "b"', ': 2}']);
-    expect(pieces).toEqual(['{', '"a":', '', '1,"b":2}']);
+    expect(pieces).toEqual(['{"a":', '', '', '1,"b":2}']);
     expect(folded).toBe('{"a":1,"b":2}');
   });
 
   it('never sends text that invalid JSON would contradict', () => {
     const { pieces, folded } = stream(['{"a":1,', '"b":"x"', ' oops']);
     expect(folded).toBe('{"a":1,"b":"x" oops');
-    expect(pieces.slice(0, 2)).toEqual(['{"a":1', ',"b":"x']);
+    expect(pieces).toEqual(['{"a":1,', '"b":"x"', '', ' oops']);
   });
 });
