@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CallArgumentsStream, finalArguments } from '../../src/pipeline/harmony/call-args.js';
 import { CanonicalJsonScanner } from '../../src/pipeline/harmony/canonical-json.js';
+import { randomSplits, rng } from '../support/splits.js';
 
 function scanned(text: string): CanonicalJsonScanner {
   const s = new CanonicalJsonScanner();
@@ -63,5 +64,35 @@ describe('Harmony call arguments', () => {
     const { pieces, folded } = stream(['{"a":1,', '"b":"x"', ' oops']);
     expect(folded).toBe('{"a":1,"b":"x" oops');
     expect(pieces).toEqual(['{"a":1,', '"b":"x"', '', ' oops']);
+  });
+
+  it('never streams what the final text contradicts, over random non-canonical JSON spellings', () => {
+    const next = rng(5);
+    const pick = <T,>(a: readonly T[]): T => a[Math.floor(next() * a.length)];
+    const ws = (): string => (next() < 0.15 ? pick([' ', '\n', '\t']) : '');
+    const str = (): string =>
+      `"${Array.from({ length: Math.floor(next() * 5) }, () =>
+        pick(['a', 'é', '😀', '\\n', '\\"', '\\\\', '\\/', '\\u00e9', '\\u00E9', '\\u001f', '\\u001F', '\\b', '\\ud83d\\ude00', ' ', '<|']),
+      ).join('')}"`;
+    const num = (): string => pick(['0', '-0', '1', '1.0', '2.5', '1e2', '-3', '12345678901234567890', '1e21', '7e-7']);
+    const val = (d: number): string => {
+      const k = Math.floor(next() * (d > 2 ? 3 : 5));
+      if (k === 0) return str();
+      if (k === 1) return num();
+      if (k === 2) return pick(['true', 'false', 'null']);
+      if (k === 3) return `[${ws()}${Array.from({ length: Math.floor(next() * 3) }, () => val(d + 1)).join(`${ws()},${ws()}`)}${ws()}]`;
+      const keys = Array.from({ length: Math.floor(next() * 4) }, () => pick(['"a"', '"b"', '"1"', '"2"', '"01"', '"\\u0061"', '"é"']));
+      return `{${ws()}${keys.map((key) => `${key}${ws()}:${ws()}${val(d + 1)}`).join(`${ws()},${ws()}`)}${ws()}}`;
+    };
+    for (let i = 0; i < 1500; i++) {
+      let raw = ws() + val(0) + ws();
+      if (next() < 0.1) raw = raw.slice(0, Math.floor(next() * raw.length));
+      const final = finalArguments(raw);
+      for (let k = 0; k <= raw.length; k += 1 + Math.floor(next() * 4)) {
+        const prefix = raw.slice(0, scanned(raw.slice(0, k)).canonical);
+        if (!final.startsWith(prefix)) expect({ raw, k, prefix }).toEqual({ raw, k, prefix: final });
+      }
+      if (i % 10 === 0) for (const parts of randomSplits(raw, 3, i, 5)) expect(stream(parts).folded).toBe(final);
+    }
   });
 });
