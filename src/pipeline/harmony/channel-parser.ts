@@ -28,6 +28,10 @@
  * (`callableToolNames(tools)`) to accept only declared tools, as the gateway's other tool parsers
  * do (request-pipeline §11.3); without it every name is accepted.
  *
+ * Stop strings (`finalStops`): only `final`-channel text goes through the filter, one message at a
+ * time (what it holds at a message's end is released); after a match everything else is ignored
+ * and `stopMatched` is set, so the caller can end the generation.
+ *
  * Split invariance: every decision is made on complete markers or at `finish()`, never on where a
  * delta ends, so folding the items of any split gives `parseHarmony`'s result.
  */
