@@ -1,0 +1,60 @@
+/**
+ * Streaming one Harmony tool call's arguments.
+ *
+ * The final arguments text is decided from the whole message content `raw`:
+ * - valid JSON → its compact form (`compactJson`, what every other tool parser sends, request-pipeline
+ *   §11.3; vLLM's openai tool parser also re-serializes valid JSON, SMG passes the text through);
+ * - invalid JSON (a truncated call, a model that wrote something else) → `raw` verbatim, as SMG and
+ *   vLLM keep it, so nothing the model wrote is lost;
+ * - valid JSON that parsing would reorder (a repeated key, an integer-like key JS hoists to the
+ *   front) → also `raw` verbatim, since the compact form would contradict text already streamed.
+ *
+ * While the message is open its validity is unknown, so only text that both outcomes agree on may
+ * be sent: the prefix of `raw` that is already in compact form (`CanonicalJsonScanner`). A model
+ * writing compact JSON (gpt-oss usually does) streams almost every character at once; spaced JSON
+ * streams up to the first space and the rest when the message ends. Folding the pieces therefore
+ * always gives the final text, whatever the split.
+ *
+ * `JsonArgsStream` (parsers/tools/json-args.ts) is not used for the streaming half: it re-parses
+ * the whole partial text with partial-json on every delta, which measured 0.9 ms per token for
+ * 2 KB of arguments and 3 ms per token for 20 KB; the scanner is incremental.
+ */
+import { compactJson } from '../parsers/tools/json-args.js';
+import { CanonicalJsonScanner } from './canonical-json.js';
+
+/** The arguments text a complete call reports (see the file comment). */
+export function finalArguments(raw: string, scanned?: CanonicalJsonScanner): string {
+  const compact = compactJson(raw);
+  if (compact === null) return raw;
+  let scanner = scanned;
+  if (scanner === undefined) {
+    scanner = new CanonicalJsonScanner();
+    scanner.scan(raw);
+  }
+  return scanner.faithful ? compact : raw;
+}
+
+export class CallArgumentsStream {
+  private raw = '';
+  /** Length of the prefix of `raw` already sent. */
+  private sent = 0;
+  private readonly scanner = new CanonicalJsonScanner();
+
+  /** Adds content; returns the newly safe part ('' if none). */
+  push(text: string): string {
+    this.raw += text;
+    this.scanner.scan(this.raw);
+    const safe = this.scanner.canonical;
+    if (safe <= this.sent) return '';
+    const diff = this.raw.slice(this.sent, safe);
+    this.sent = safe;
+    return diff;
+  }
+
+  /** The message ended: the rest of the final arguments text. */
+  finish(): string {
+    const final = finalArguments(this.raw, this.scanner);
+    // What was sent is a prefix of `raw`, and of the compact form whenever that is reported.
+    return final.startsWith(this.raw.slice(0, this.sent)) ? final.slice(this.sent) : this.raw.slice(this.sent);
+  }
+}
