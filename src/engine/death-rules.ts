@@ -63,8 +63,11 @@ export function watchPeers(latch: DeathLatch, peers: PeerTracker, socket: 'input
     }
     latch.logger.debug({ worker: latch.url, socket, remaining }, 'a stale engine connection closed; the group is still connected');
   });
-  // Someone left before the client existed: count again once the survivors' monitor events are in.
-  if (peers.departures > 0) {
+  // Someone left the input socket before the client existed: count again once the survivors'
+  // monitor events are in. Every engine's input connection completed before its registration was
+  // read, so a short wait settles the count. Not for the output socket: an engine connects its
+  // PUSH only after registering and may still be connecting now.
+  if (socket === 'input' && peers.departures > 0) {
     setTimeout(() => {
       if (latch.isLive() && peers.count < engines) gone(peers.count);
     }, HANDSHAKE_PEER_RECHECK_MS).unref();

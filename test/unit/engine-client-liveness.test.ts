@@ -9,7 +9,7 @@ import * as zmq from 'zeromq';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EngineChunk, RequestStream } from '../../src/engine/client-types.js';
 import { connectEngineClient, type EngineClient } from '../../src/engine/engine-client.js';
-import { inputUnresponsiveText } from '../../src/engine/error-texts.js';
+import { ENGINE_INPUT_DISCONNECTED_TEXT, inputUnresponsiveText } from '../../src/engine/error-texts.js';
 import type { InputProbeSpec, InputProbeTiming } from '../../src/engine/input-probe.js';
 import { deriveAddresses } from '../../src/engine/ipc-path.js';
 import { createLogger } from '../../src/util/logger.js';
@@ -70,6 +70,14 @@ async function collect(stream: RequestStream): Promise<{ chunks: EngineChunk[]; 
     return { chunks, error: null };
   } catch (error) {
     return { chunks, error };
+  }
+}
+
+async function waitFor(cond: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await sleep(10);
   }
 }
 
@@ -199,6 +207,34 @@ describe('engine client: the half-dead probe', () => {
 });
 
 describe('engine client: peer counting', () => {
+  it('an engine that left the input socket during the handshake kills the client right after it', async () => {
+    const w = await testWorker();
+    cleanups.push(w.cleanup);
+    const pending = connectEngineClient({
+      url: w.url,
+      engineCount: 1,
+      dialect: fakeDialect,
+      handshakeAddress: w.handshake,
+      stageTimeoutMs: 5000,
+      logger: createLogger({ level: 'silent' }),
+    });
+    const e = new FakeEngine(0, w.handshake);
+    cleanups.push(() => e.close());
+    await e.hello();
+    await e.awaitInit();
+    await e.register();
+    // Its input side goes (the registration still gets through), then it says READY.
+    e.input.linger = 1000;
+    e.input.close();
+    await e.ready();
+    const client = await pending;
+    cleanups.push(() => client.close());
+    const deaths: unknown[] = [];
+    client.onDead((err) => deaths.push(err));
+    await waitFor(() => deaths.length > 0);
+    expect(deaths[0]).toMatchObject({ kind: 'dead', deathCause: 'disconnect', message: ENGINE_INPUT_DISCONNECTED_TEXT });
+  });
+
   it('a bare unix connect to the sockets (another gateway checking the path) is no engine leaving', async () => {
     const g = await connectGroup([0]);
     const a = deriveAddresses(g.url);
