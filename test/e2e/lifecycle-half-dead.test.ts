@@ -1,5 +1,6 @@
 /**
  * Half-dead vLLM engines: the process lives, its output socket too, but its input side is gone.
+ * - A healthy but slow engine is asked too, answers, and nothing happens to it.
  * - The input thread stops reading (`--mock-fault stall-input`): only the wire-level probe can
  *   tell. A request waits without output, the gateway asks `get_supported_tasks`, gets no answer
  *   within 10 s and takes the worker out of `ready` with its own reason (real gateway process).
@@ -71,6 +72,26 @@ describe('a half-dead vLLM engine', () => {
     expect((await fetch(`${gw.base}/readiness`)).status).toBe(503);
     // Half-dead indeed: the process is still up; killing it is the supervisor's part.
     expect(engine.running).toBe(true);
+  }, 60_000);
+
+  it('a healthy engine slower than the probe answers get_supported_tasks and its request completes', async () => {
+    const gw = await startGateway();
+    stops.push(() => gw.stop());
+    // 3 s per token: longer quiet spells than the 2 s after which the gateway asks.
+    const engine = startRanks({ port: gw.handshakePort, size: 1, args: ['--mock-token-delay-ms', '3000'] });
+    stops.push(() => engine.stop(2000));
+    await waitReady(gw, [engine]);
+    const res = await fetch(`${gw.base}/v1/completions`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ model: TINY_MODEL, prompt: 'slow', max_tokens: 3 }),
+    });
+    expect(res.status, await res.clone().text()).toBe(200);
+    const body = (await res.json()) as { choices: { finish_reason: string }[] };
+    expect(body.choices[0].finish_reason).toBe('length');
+    expect(engine.lines.filter((l) => l.includes('utility: get_supported_tasks call_id=')).length).toBeGreaterThanOrEqual(1);
+    expect(gw.proc.output()).not.toContain('did not answer');
+    expect(await statusOf(gw)).toBe('ready');
   }, 60_000);
 
   it('input thread killed by an undecodable ADD: the input disconnect takes the worker out of ready at once', async () => {
