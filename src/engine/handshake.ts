@@ -10,8 +10,8 @@ import { engineIndexOf, formatEngineId } from './engine-id.js';
 import { errCode, errText } from './error-texts.js';
 import { formatSeconds } from './format-seconds.js';
 import { decodeStatusMessage, encodeInit, type StatusMessage } from './handshake-messages.js';
-import { PeerTracker } from './peer-tracker.js';
 import { removeOwnSocketFiles, statBoundSocket, type BoundSocketFile, type EngineAddresses } from './ipc-path.js';
+import { PeerTracker } from './peer-tracker.js';
 import type { Dialect, Registration } from './types.js';
 
 export const DEFAULT_STAGE_TIMEOUT_MS = 600_000;
