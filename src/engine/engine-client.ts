@@ -3,38 +3,38 @@
  * the Dialect turns requests into input frames and output frames into OutputEvents; this file
  * owns admission, rank choice, the single output reader, the MoE wake and liveness.
  *
- * Liveness (smg-newest §2.8) plus one rule SMG lacks: a peer disconnect on the input or output
- * socket. A SIGKILLed engine sends no sentinel; without this its requests would wait for the
- * silence watchdog (300 s).
+ * Liveness (smg-newest §2.8) plus two rules SMG lacks: a peer disconnect on the input or output
+ * socket (a SIGKILLed engine sends no sentinel; without this its requests would wait for the
+ * silence watchdog, 300 s), and, for vLLM, the input probe (input-probe.ts) that finds an engine
+ * whose input thread is gone while its process lives on.
  */
 import type * as zmq from 'zeromq';
 import type { Logger } from '../util/logger.js';
-import {
-  EngineError,
-  type EngineClientApi,
-  type RankState,
-  type RequestStream,
-} from './client-types.js';
+import { EngineError, type EngineClientApi, type RankState, type RequestStream } from './client-types.js';
+import { createInputProbe, dieOfSendFailure, watchPeers, type DeathLatch } from './death-rules.js';
+import { EngineDeathError } from './engine-death.js';
 import { formatEngineId } from './engine-id.js';
-import { CLIENT_CLOSED_TEXT, ENGINE_DEAD_TEXT, OUTPUT_ENDED_TEXT, errCode, errText } from './error-texts.js';
-import { formatSeconds, runHandshake, DEFAULT_SEND_TIMEOUT_MS, HandshakeError, type HandshakeResult } from './handshake.js';
+import {
+  CLIENT_CLOSED_TEXT,
+  ENGINE_DEAD_TEXT,
+  ENGINE_INPUT_DISCONNECTED_TEXT,
+  ENGINE_OUTPUT_DISCONNECTED_TEXT,
+  OUTPUT_ENDED_TEXT,
+  errText,
+} from './error-texts.js';
+import { formatSeconds } from './format-seconds.js';
+import { runHandshake, DEFAULT_SEND_TIMEOUT_MS, HandshakeError, type HandshakeResult } from './handshake.js';
+import { DEFAULT_INPUT_PROBE_TIMING, type InputProbe, type InputProbeSpec, type InputProbeTiming } from './input-probe.js';
 import { deriveAddresses, prepareIpcEndpoints, removeOwnSocketFiles, type EngineAddresses } from './ipc-path.js';
 import { DecodeErrorRun, SilenceWatchdog } from './liveness.js';
 import { RankTable } from './rank-table.js';
 import { runtimeMismatch } from './runtime-check.js';
 import { EngineRequestStream } from './request-stream.js';
 import { SendQueue } from './send-queue.js';
-import type {
-  Dialect,
-  EngineRequest,
-  InputFrames,
-  OutputEvent,
-  Registration,
-  RuntimeType,
-} from './types.js';
+import type { Dialect, EngineRequest, InputFrames, OutputEvent, Registration, RuntimeType } from './types.js';
 import { WaveClock } from './wave-clock.js';
 
-export { CLIENT_CLOSED_TEXT, ENGINE_DEAD_TEXT, OUTPUT_ENDED_TEXT };
+export { CLIENT_CLOSED_TEXT, ENGINE_DEAD_TEXT, ENGINE_INPUT_DISCONNECTED_TEXT, ENGINE_OUTPUT_DISCONNECTED_TEXT, OUTPUT_ENDED_TEXT };
 export const DEFAULT_SILENCE_TIMEOUT_MS = 300_000;
 
 export interface EngineClientOptions {
@@ -50,6 +50,13 @@ export interface EngineClientOptions {
   silenceTimeoutMs?: number;
   /** A blocked input send counts as death after this; default 10 s. */
   sendTimeoutMs?: number;
+  /**
+   * The liveness question for engines that answer UTILITY calls (vLLM: VLLM_INPUT_PROBE); null or
+   * absent for TokenSpeed, which has none.
+   */
+  inputProbe?: InputProbeSpec | null;
+  /** Default: ask after 2 s of quiet with requests waiting, allow 10 s for the answer. */
+  inputProbeTiming?: Partial<InputProbeTiming>;
   logger: Logger;
   /** Cancels the handshake and releases its binds (worker removal). */
   signal?: AbortSignal;
@@ -98,6 +105,7 @@ export class EngineClient implements EngineClientApi {
   private readonly wave: WaveClock;
   private readonly sends: SendQueue;
   private readonly watchdog: SilenceWatchdog;
+  private readonly probe: InputProbe | null;
   private readonly decodeErrors = new DecodeErrorRun();
   private readonly streams = new Map<string, EngineRequestStream>();
   private readonly deadListeners: ((err: EngineError) => void)[] = [];
@@ -121,21 +129,32 @@ export class EngineClient implements EngineClientApi {
     for (const e of hs.engines) this.identities.set(e.index, e.identity);
     this.table = new RankTable(hs.engines.map((e) => e.index));
     this.wave = WaveClock.forRegistrations(this.registrations);
-    this.sends = new SendQueue(this.input, (err) => this.onSendFailure(err));
+    const latch: DeathLatch = {
+      url: this.url,
+      logger: this.logger,
+      isLive: () => this.live,
+      die: (err, msg, extra) => this.die(err, msg, extra),
+    };
+    this.sends = new SendQueue(this.input, (err) => {
+      if (this.live) dieOfSendFailure(latch, err);
+    });
     const silenceMs = opts.silenceTimeoutMs ?? DEFAULT_SILENCE_TIMEOUT_MS;
     this.watchdog = new SilenceWatchdog(
       silenceMs,
       () => this.streams.size > 0,
       () =>
         this.die(
-          new EngineError('dead', ENGINE_DEAD_TEXT),
+          new EngineDeathError('dead', ENGINE_DEAD_TEXT, 'silence'),
           `no engine output for ${formatSeconds(silenceMs)} with in-flight requests; treating engine as dead`,
         ),
     );
-    // Monitors were started before any engine connected; a disconnect during the handshake is
-    // delivered now and kills the client at once, which is what it means.
-    hs.inputEvents.on('disconnect', (ev) => this.onPeerGone('input', ev.address));
-    hs.outputEvents.on('disconnect', (ev) => this.onPeerGone('output', ev.address));
+    const timing = { ...DEFAULT_INPUT_PROBE_TIMING, ...opts.inputProbeTiming };
+    const ranks = [...this.identities.keys()];
+    this.probe = opts.inputProbe
+      ? createInputProbe(latch, opts.inputProbe, timing, this.table, ranks, (rank, frames) => this.sendTo(rank, frames))
+      : null;
+    watchPeers(latch, hs.inputPeers, 'input', ranks.length);
+    watchPeers(latch, hs.outputPeers, 'output', ranks.length);
     this.logger.info(
       {
         worker: this.url,
@@ -182,6 +201,7 @@ export class EngineClient implements EngineClientApi {
     this.streams.set(id, stream);
     if (wasIdle) this.watchdog.activate();
     this.sendTo(rank, frames);
+    this.probe?.submitted(rank, performance.now());
     const wave = this.wave.afterAdd();
     if (wave !== null) this.broadcastWave(wave);
     return stream;
@@ -238,18 +258,6 @@ export class EngineClient implements EngineClientApi {
     for (const identity of this.identities.values()) this.sends.enqueue([identity, ...frames]);
   }
 
-  private onSendFailure(err: unknown): void {
-    if (!this.live) return;
-    const code = errCode(err);
-    const msg =
-      code === 'EAGAIN'
-        ? 'engine input send timed out; treating engine as dead'
-        : code === 'EHOSTUNREACH'
-          ? 'engine input send failed: engine unreachable; treating engine as dead'
-          : 'engine input send failed; treating engine as dead';
-    this.die(new EngineError('dead', ENGINE_DEAD_TEXT), msg, { error: errText(err) });
-  }
-
   // ------------------------------------------------------------------ receiving
 
   private async readLoop(): Promise<void> {
@@ -260,8 +268,8 @@ export class EngineClient implements EngineClientApi {
         frames = await out.receive();
       } catch (err) {
         if (!this.live) return;
-        if (out.closed) this.die(new EngineError('closed', OUTPUT_ENDED_TEXT), 'engine output stream ended');
-        else this.die(new EngineError('transport', `transport error: ${errText(err)}`), 'engine output socket failed');
+        if (out.closed) this.die(new EngineDeathError('closed', OUTPUT_ENDED_TEXT, 'output_ended'), 'engine output stream ended');
+        else this.die(new EngineDeathError('transport', `transport error: ${errText(err)}`, 'transport'), 'engine output socket failed');
         return;
       }
       this.onMessage(frames);
@@ -270,7 +278,8 @@ export class EngineClient implements EngineClientApi {
   }
 
   private onMessage(frames: Buffer[]): void {
-    this.watchdog.touch();
+    const now = performance.now();
+    this.watchdog.touchAt(now);
     let ev: OutputEvent;
     try {
       ev = this.dialect.decodeOutput(frames);
@@ -278,7 +287,7 @@ export class EngineClient implements EngineClientApi {
       const text = errText(err);
       if (this.decodeErrors.record()) {
         this.die(
-          new EngineError('decode', text),
+          new EngineDeathError('decode', text, 'decode'),
           'engine output undecodable repeatedly; failing all in-flight requests',
           { error: text },
         );
@@ -287,22 +296,24 @@ export class EngineClient implements EngineClientApi {
       }
       return;
     }
+    if (ev.kind === 'dead') {
+      this.die(new EngineDeathError('dead', ENGINE_DEAD_TEXT, 'sentinel'), 'received ENGINE_CORE_DEAD sentinel from engine');
+      return;
+    }
+    this.decodeErrors.reset();
+    this.probe?.heard(ev.engineIndex, now);
     switch (ev.kind) {
       case 'batch':
-        this.decodeErrors.reset();
         this.onBatch(ev);
-        return;
-      case 'dead':
-        this.die(new EngineError('dead', ENGINE_DEAD_TEXT), 'received ENGINE_CORE_DEAD sentinel from engine');
         return;
       case 'wave_complete':
       case 'start_wave':
-        this.decodeErrors.reset();
         this.onWaveMessage(ev);
         return;
       case 'utility':
-        this.decodeErrors.reset();
-        this.logger.debug({ worker: this.url, callId: ev.callId }, 'ignoring engine utility reply');
+        if (!this.probe?.isOurCall(ev.callId)) {
+          this.logger.debug({ worker: this.url, callId: ev.callId }, 'ignoring engine utility reply');
+        }
         return;
     }
   }
@@ -353,15 +364,6 @@ export class EngineClient implements EngineClientApi {
 
   // ------------------------------------------------------------------ death
 
-  private onPeerGone(socket: 'input' | 'output', address: string): void {
-    if (!this.live) return;
-    this.die(
-      new EngineError('dead', ENGINE_DEAD_TEXT),
-      `engine disconnected from the ${socket} socket; treating engine as dead`,
-      { address },
-    );
-  }
-
   /** Latches the client dead: every in-flight request fails with `err`, sockets are released. */
   private die(err: EngineError, logMsg: string, extra: Record<string, unknown> = {}): void {
     if (!this.live) return;
@@ -388,6 +390,7 @@ export class EngineClient implements EngineClientApi {
 
   private shutdownSockets(): void {
     this.watchdog.stop();
+    this.probe?.stop();
     this.sends.clear();
     for (const s of [this.input, this.output]) if (!s.closed) s.close();
   }

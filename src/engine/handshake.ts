@@ -8,8 +8,10 @@ import * as zmq from 'zeromq';
 import type { Logger } from '../util/logger.js';
 import { engineIndexOf, formatEngineId } from './engine-id.js';
 import { errCode, errText } from './error-texts.js';
+import { formatSeconds } from './format-seconds.js';
 import { decodeStatusMessage, encodeInit, type StatusMessage } from './handshake-messages.js';
 import { removeOwnSocketFiles, statBoundSocket, type BoundSocketFile, type EngineAddresses } from './ipc-path.js';
+import { PeerTracker } from './peer-tracker.js';
 import type { Dialect, Registration } from './types.js';
 
 export const DEFAULT_STAGE_TIMEOUT_MS = 600_000;
@@ -50,19 +52,15 @@ export interface ConnectedEngine {
 export interface HandshakeResult {
   input: zmq.Router;
   output: zmq.Pull;
-  /** Monitors started before the first engine could connect, so no disconnect goes unseen. */
-  inputEvents: zmq.Observer;
-  outputEvents: zmq.Observer;
+  /** Peer counts kept from before the first engine could connect, so no disconnect goes unseen. */
+  inputPeers: PeerTracker;
+  outputPeers: PeerTracker;
   /** Sorted by identity bytes: the scan order of rank selection and wave broadcasts. */
   engines: ConnectedEngine[];
   socketFiles: BoundSocketFile[];
 }
 
-/** `600s`, or `0.25s` for the short timeouts tests use. */
-export function formatSeconds(ms: number): string {
-  const s = ms / 1000;
-  return `${Number.isInteger(s) ? s : Number(s.toFixed(3))}s`;
-}
+export { formatSeconds };
 
 function unexpected(detail: string): HandshakeError {
   return new HandshakeError('unexpected', `unexpected startup handshake message: ${detail}`);
@@ -94,8 +92,8 @@ export async function runHandshake(opts: HandshakeOptions): Promise<HandshakeRes
     sendTimeout: sendMs,
   });
   const handshake = new zmq.Router({ linger: 0, mandatory: true, sendTimeout: sendMs, receiveTimeout: stageMs });
-  const outputEvents = output.events;
-  const inputEvents = input.events;
+  const outputPeers = new PeerTracker(output.events);
+  const inputPeers = new PeerTracker(input.events);
   const socketFiles: BoundSocketFile[] = [];
 
   const closeAll = () => {
@@ -231,7 +229,7 @@ export async function runHandshake(opts: HandshakeOptions): Promise<HandshakeRes
       registration: s.registration as Registration,
       ready: s.ready as StatusMessage,
     }));
-  return { input, output, inputEvents, outputEvents, engines, socketFiles };
+  return { input, output, inputPeers, outputPeers, engines, socketFiles };
 }
 
 /**

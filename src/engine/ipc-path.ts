@@ -2,12 +2,15 @@
  * Socket addresses of one ZMQ worker and the filesystem checks that must precede binding them.
  *
  * libzmq unlinks whatever sits at an ipc path when it binds (a regular file, another process's
- * live socket), so every safety check SMG documents has to be ours: private directory, owner
- * check, and unlinking only socket files.
+ * live socket), so every safety check has to be ours. SMG's: a private directory owned by us,
+ * and unlinking only socket files. Ours on top: the directory must not be writable by anyone
+ * else (a world-writable sticky one like /tmp is refused even for root), and a socket somebody is
+ * still listening on is never unlinked, so a second gateway cannot steal a live worker's sockets.
  */
 import { lstat, mkdir, unlink } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { handshakeAddressFor, ipcPathOf } from './fnv-port.js';
+import { isLiveUnixSocket, SocketCheckError } from './live-socket.js';
 
 /** sun_path is 108 bytes including the terminating NUL. */
 export const SUN_PATH_MAX_BYTES = 107;
@@ -76,10 +79,46 @@ function isErrno(err: unknown, code: string): boolean {
   return (err as NodeJS.ErrnoException | null)?.code === code;
 }
 
+/** The parts of an lstat result the directory rules read. */
+export interface SocketDirStat {
+  isDirectory(): boolean;
+  isSymbolicLink(): boolean;
+  uid: number;
+  mode: number;
+}
+
+const S_ISVTX = 0o1000;
+const GROUP_WRITE = 0o020;
+const OTHER_WRITE = 0o002;
+
+/**
+ * Why `dir` may not hold our sockets, or null when it may. Pure (the caller does the lstat), so
+ * the root-only cases are testable with a fake stat.
+ */
+export function socketDirProblem(dir: string, st: SocketDirStat, uid: number | null): string | null {
+  if (st.isSymbolicLink()) {
+    return `ipc socket dir ${dir} is a symlink; refusing to follow it (use the directory it points to, or a private directory)`;
+  }
+  if (!st.isDirectory()) return `ipc socket dir ${dir} exists but is not a directory`;
+  const mode = st.mode & 0o7777;
+  // Before the owner check: /tmp is root's, so for root only this rule stands in the way.
+  if ((mode & OTHER_WRITE) !== 0 && (mode & S_ISVTX) !== 0) {
+    const example = join(dir, `smg-zmq-${uid ?? '<uid>'}`);
+    return `ipc socket dir ${dir} is a world-writable sticky directory (like /tmp); refusing to bind unauthenticated ZMQ sockets directly in it (use a private subdirectory such as ${example})`;
+  }
+  if (uid !== null && st.uid !== uid) {
+    return `ipc socket dir ${dir} is owned by uid ${st.uid} (expected ${uid}); refusing to bind unauthenticated ZMQ sockets in a directory owned by another user`;
+  }
+  const writers = [(mode & GROUP_WRITE) !== 0 ? 'group' : null, (mode & OTHER_WRITE) !== 0 ? 'others' : null].filter(Boolean);
+  if (writers.length > 0) {
+    return `ipc socket dir ${dir} is writable by ${writers.join(' and ')} (mode 0${mode.toString(8)}); refusing to bind unauthenticated ZMQ sockets where other users can replace them (chmod go-w ${dir}, or use a private directory)`;
+  }
+  return null;
+}
+
 /**
  * Makes sure `dir` is a private place for our sockets: created 0700 when missing; an existing one
- * must be a real directory (a symlink is refused, not followed) owned by our effective uid. Its
- * permissions are never changed.
+ * must pass `socketDirProblem`. Its permissions are never changed.
  */
 export async function prepareSocketDir(dir: string): Promise<void> {
   try {
@@ -89,19 +128,15 @@ export async function prepareSocketDir(dir: string): Promise<void> {
     await mkdir(dir, { recursive: true, mode: 0o700 });
   }
   // Re-check after a possible mkdir: someone may have raced a symlink into place.
-  const st = await lstat(dir);
-  if (!st.isDirectory()) {
-    throw new IpcPathError(`ipc socket dir ${dir} exists but is not a directory`);
-  }
-  const me = euid();
-  if (me !== null && st.uid !== me) {
-    throw new IpcPathError(
-      `ipc socket dir ${dir} is owned by uid ${st.uid} (expected ${me}); refusing to bind unauthenticated ZMQ sockets in a directory owned by another user`,
-    );
-  }
+  const problem = socketDirProblem(dir, await lstat(dir), euid());
+  if (problem !== null) throw new IpcPathError(problem);
 }
 
-/** Unlinks a leftover socket file; anything else at that path is refused. */
+/**
+ * Unlinks a leftover socket file. Anything else at that path is refused, and so is a socket
+ * something still listens on: libzmq would unlink it on bind and silently take the socket away
+ * from whoever holds it (typically another gateway serving the same worker path).
+ */
 export async function removeStaleSocket(path: string): Promise<void> {
   let st;
   try {
@@ -112,6 +147,20 @@ export async function removeStaleSocket(path: string): Promise<void> {
   }
   if (!st.isSocket()) {
     throw new IpcPathError(`ipc socket path ${path} exists but is not a socket; refusing to unlink`);
+  }
+  let live: boolean;
+  try {
+    live = await isLiveUnixSocket(path);
+  } catch (err) {
+    if (!(err instanceof SocketCheckError)) throw err;
+    throw new IpcPathError(
+      `ipc socket path ${path} exists and cannot be checked for a listener (${err.code ?? err.message}); refusing to unlink`,
+    );
+  }
+  if (live) {
+    throw new IpcPathError(
+      `ipc socket path ${path} is live: another process (probably another gateway) is bound to it; refusing to unlink it (stop that process, or give this worker a different ipc path)`,
+    );
   }
   try {
     await unlink(path);

@@ -24,6 +24,11 @@ export class SilenceWatchdog {
     this.last = performance.now();
   }
 
+  /** `touch()` with a clock value the caller already read. */
+  touchAt(now: number): void {
+    this.last = now;
+  }
+
   /**
    * Call when the in-flight count goes from 0 to 1: the window starts now, not at the last event
    * of a long idle period.

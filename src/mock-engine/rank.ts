@@ -97,6 +97,8 @@ export class MockRank {
       case 'start_wave':
         return this.startWave(msg.wave, msg.exclude);
       case 'utility': {
+        // The gateway's half-dead probe asks get_supported_tasks; tests read this line.
+        this.reqLog(`utility: ${msg.method} call_id=${msg.callId}`);
         const r = callUtility(msg.method, msg.args);
         const env = emptyEnvelope(this.rank, monotonicSeconds());
         env.utility = { callId: msg.callId, failure: r.failure, result: r.result };

@@ -1,6 +1,11 @@
 /**
  * UTILITY RPCs (wire-vllm §3.7). Only methods whose answer is a plain msgpack value; anything else
  * fails the way vLLM reports a missing attribute, and the engine keeps running.
+ *
+ * `get_supported_tasks` is the gateway's liveness question for a rank whose requests wait without
+ * output (src/engine/input-probe.ts): the reply is `[call_id, nil, [nil, ["generate"]]]`, as vLLM
+ * sends a generate model's task tuple. It is answered from the input loop, so a stalled input
+ * (`--mock-fault stall-input`) or a silent engine never answers, like the real half-dead engine.
  */
 
 export interface UtilityResult {

@@ -26,15 +26,19 @@ export type ConnectEngineFn = (opts: WorkerConnectOptions) => Promise<EngineClie
  * pulls in the native zeromq binding.
  */
 export const connectEngine: ConnectEngineFn = async (opts) => {
-  const [{ connectEngineClient }, { vllmDialect }, { tokenspeedDialect }] = await Promise.all([
+  const [{ connectEngineClient }, { vllmDialect }, { tokenspeedDialect }, { VLLM_INPUT_PROBE }] = await Promise.all([
     import('../engine/engine-client.js'),
     import('../engine/dialects/vllm/index.js'),
     import('../engine/dialects/tokenspeed/index.js'),
+    import('../engine/vllm-input-probe.js'),
   ]);
+  const tokenspeed = opts.runtime === 'tokenspeed';
   return connectEngineClient({
     url: opts.url,
     engineCount: opts.engineCount,
-    dialect: opts.runtime === 'tokenspeed' ? tokenspeedDialect : vllmDialect,
+    dialect: tokenspeed ? tokenspeedDialect : vllmDialect,
+    // TokenSpeed has no UTILITY call to ask with; its half-dead state is seen only as a disconnect.
+    inputProbe: tokenspeed ? null : VLLM_INPUT_PROBE,
     handshakeAddress: opts.handshakeAddress,
     stageTimeoutMs: opts.stageTimeoutMs,
     silenceTimeoutMs: opts.silenceTimeoutMs,

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { EngineError } from '../engine/client-types.js';
 import type { Logger } from '../util/logger.js';
 import type { ConnectEngineFn } from './connect.js';
+import { EngineDeathFeed, type EngineDeathListener } from './engine-deaths.js';
 import { JobTracker, workflowError } from './jobs.js';
 import { ProbeScheduler } from './prober.js';
 import { RegistrationError, resolveHealth, resolveModelId, resolveWorker, type RegistrationEnv } from './registration.js';
@@ -57,6 +58,7 @@ export class WorkerManager {
   private readonly selector: WorkerSelector;
   private readonly autoload: TokenizerAutoloader;
   private readonly events: WorkerEvents;
+  private readonly deaths = new EngineDeathFeed();
   private closed = false;
 
   constructor(private readonly opts: WorkerManagerOptions) {
@@ -178,6 +180,14 @@ export class WorkerManager {
       return { ready: false, reason: 'tokenizer not yet registered' };
     }
     return { ready: true, healthyWorkers: ready.length, totalWorkers: all.length };
+  }
+
+  /**
+   * Every engine death of a registered worker, after the registry reacted (worker out of `ready`,
+   * sockets rebinding). For the engine supervisor; returns the unsubscribe function.
+   */
+  onEngineDeath(listener: EngineDeathListener): () => void {
+    return this.deaths.subscribe(listener);
   }
 
   /** Model ids of all registered workers (pending included), de-duplicated, in order. */
@@ -309,13 +319,22 @@ export class WorkerManager {
   private onDead(w: Worker, err: EngineError): void {
     if (this.closed || this.workers.get(w.id) !== w) return;
     const log = this.opts.logger.child({ worker: w.url });
-    log.warn(`ZMQ engine for ${w.url} died (${err.message}); re-probing in ${this.config.deadReprobeMs} ms`);
-    // Ours, not SMG's: stop routing to a dead engine now rather than after `failure_threshold` probes.
-    if (w.status === 'ready') {
-      w.status = 'not_ready';
-      this.logTransition(w, 'ready');
+    if (w.status === 'draining') {
+      log.warn(`ZMQ engine for ${w.url} died (${err.message}) while the worker drains; not rebinding`);
+    } else {
+      log.warn(`ZMQ engine for ${w.url} died (${err.message}); evicting the dead client and rebinding now`);
+      // Ours, not SMG's: stop routing to a dead engine now rather than after `failure_threshold` probes.
+      if (w.status === 'ready') {
+        w.status = 'not_ready';
+        this.logTransition(w, 'ready');
+      }
+      // Ours too: SMG evicts at the next probe and rebinds at the one after, so a restarted engine
+      // waits two probe intervals. Rebinding now keeps the handshake listener up while it restarts.
+      w.rebindAfterDeath();
+      // The probe still runs soon: it counts the failure and retries a driver that failed to bind.
+      this.scheduler.scheduleSooner(w, this.config.deadReprobeMs);
     }
-    this.scheduler.scheduleSooner(w, this.config.deadReprobeMs);
+    this.deaths.emit(w.id, w.url, err, log);
   }
 
   private async runRemove(w: Worker): Promise<void> {

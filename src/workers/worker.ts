@@ -2,8 +2,10 @@
  * One registered ZMQ worker: identity, status, and the slot for its engine client.
  *
  * The connection is filled by a one-shot background "driver" (bind + N-engine handshake). Nothing on
- * a request path ever waits for it: a probe or a request only kicks it. A dead client is evicted by
- * the next probe and a later probe starts a new driver, which is how a restarted engine reconnects.
+ * a request path ever waits for it: a probe or a request only kicks it. When the client latches
+ * dead the registry evicts it and starts a new driver at once (`rebindAfterDeath`), so the sockets
+ * and the handshake listener are back before a restarted engine dials in; a client that went dead
+ * without saying so is still evicted by the next probe (SMG's only path).
  */
 import type { EngineClientApi, EngineError, RankState } from '../engine/client-types.js';
 import type { RuntimeType } from '../engine/types.js';
@@ -151,6 +153,19 @@ export class Worker {
     }
     this.kickConnect();
     return 'connecting';
+  }
+
+  /**
+   * The live client latched dead: drop it (its close removes the socket files) and start a new
+   * driver right away. The driver waits for that close before it binds the same addresses again.
+   * False when there was no dead client to evict.
+   */
+  rebindAfterDeath(): boolean {
+    const c = this.client;
+    if (!c || c.alive) return false;
+    this.dropClient(c);
+    this.kickConnect();
+    return true;
   }
 
   /** Starts the single background handshake driver unless one runs or a client is present. */

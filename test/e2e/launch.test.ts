@@ -95,7 +95,7 @@ describe('smg launch (e2e)', () => {
     engines.push(mockEngine(handshakePortFor(workerUrl())));
     await waitFor('worker ready again', async () => ((await statusOf(workerUrl())) === 'ready' ? true : undefined), 20_000);
     console.log(`[measure] engine restart → worker ready again: ${(performance.now() - t1).toFixed(0)} ms`);
-    expect(gateway.output()).toContain(`ZMQ engine for ${workerUrl()} is no longer alive; evicting the dead client and rebinding on a later probe`);
+    expect(gateway.output()).toMatch(/died \(engine disconnected: [^\n]*\); evicting the dead client and rebinding now/);
   });
 
   it('POST adds a worker with a fixed handshake address; DELETE drains it and releases its sockets', async () => {

@@ -8,6 +8,8 @@ import {
   CLIENT_CLOSED_TEXT,
   connectEngineClient,
   ENGINE_DEAD_TEXT,
+  ENGINE_INPUT_DISCONNECTED_TEXT,
+  ENGINE_OUTPUT_DISCONNECTED_TEXT,
   type EngineClient,
 } from '../../src/engine/engine-client.js';
 import { encodeHello, encodeReady } from '../../src/engine/handshake-messages.js';
@@ -225,7 +227,7 @@ describe('engine client: liveness', () => {
     await g.engines[0].emit(DEAD_SENTINEL);
     const { chunks, error } = await collect(s);
     expect(chunks).toHaveLength(1); // what arrived before the death is still delivered
-    expect(error).toMatchObject({ kind: 'dead', message: ENGINE_DEAD_TEXT });
+    expect(error).toMatchObject({ kind: 'dead', message: ENGINE_DEAD_TEXT, deathCause: 'sentinel' });
     expect(deaths).toHaveLength(1);
     expect(g.client.alive).toBe(false);
     expect(logged(g.lines, 'received ENGINE_CORE_DEAD sentinel from engine')).toBe(1);
@@ -270,7 +272,7 @@ describe('engine client: liveness', () => {
     const t0 = performance.now();
     const { error } = await collect(g.client.submit(sampleRequest('quiet')));
     const waited = performance.now() - t0;
-    expect(error).toMatchObject({ kind: 'dead', message: ENGINE_DEAD_TEXT });
+    expect(error).toMatchObject({ kind: 'dead', message: ENGINE_DEAD_TEXT, deathCause: 'silence' });
     expect(waited).toBeGreaterThanOrEqual(290);
     expect(waited).toBeLessThan(1500);
     expect(logged(g.lines, 'no engine output for 0.3s with in-flight requests; treating engine as dead')).toBe(1);
@@ -299,7 +301,8 @@ describe('engine client: liveness', () => {
     const { error } = await collect(s);
     const ms = performance.now() - t0;
     console.log(`peer disconnect (in-process close) detected in ${ms.toFixed(1)} ms`);
-    expect(error).toMatchObject({ kind: 'dead', message: ENGINE_DEAD_TEXT });
+    expect(error).toMatchObject({ kind: 'dead', deathCause: 'disconnect' });
+    expect([ENGINE_INPUT_DISCONNECTED_TEXT, ENGINE_OUTPUT_DISCONNECTED_TEXT]).toContain((error as Error).message);
     expect(ms).toBeLessThan(1000);
     expect(deaths).toHaveLength(1);
     expect(logged(g.lines, 'treating engine as dead')).toBe(1);
@@ -329,7 +332,8 @@ describe('engine client: liveness', () => {
     const { error } = await collect(s);
     const ms = performance.now() - t0;
     console.log(`peer disconnect (SIGKILL of the engine process) detected in ${ms.toFixed(1)} ms`);
-    expect(error).toMatchObject({ kind: 'dead', message: ENGINE_DEAD_TEXT });
+    expect((error as Error).message).toMatch(/^engine disconnected: an engine closed its (input|output) connection/);
+    expect(error).toMatchObject({ kind: 'dead', deathCause: 'disconnect' });
     expect(ms).toBeLessThan(1000);
   });
 });

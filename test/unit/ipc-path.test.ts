@@ -1,4 +1,5 @@
-import { chown, lstat, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { chmod, chown, lstat, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as zmq from 'zeromq';
@@ -9,9 +10,12 @@ import {
   prepareSocketDir,
   removeOwnSocketFiles,
   removeStaleSocket,
+  socketDirProblem,
   statBoundSocket,
   SUN_PATH_MAX_BYTES,
+  type SocketDirStat,
 } from '../../src/engine/ipc-path.js';
+import { checkUnixSocket } from '../../src/engine/live-socket.js';
 
 let root: string;
 beforeEach(async () => {
@@ -79,7 +83,9 @@ describe('socket dir and stale sockets', () => {
     await mkdir(real);
     const link = join(root, 'link');
     await symlink(real, link);
-    await expect(prepareSocketDir(link)).rejects.toThrow(`ipc socket dir ${link} exists but is not a directory`);
+    await expect(prepareSocketDir(link)).rejects.toThrow(
+      `ipc socket dir ${link} is a symlink; refusing to follow it (use the directory it points to, or a private directory)`,
+    );
   });
 
   it('refuses a regular file as dir', async () => {
@@ -136,5 +142,123 @@ describe('socket dir and stale sockets', () => {
     expect((await lstat(p)).isSocket()).toBe(true);
     await removeOwnSocketFiles([await statBoundSocket(p)]);
     await expect(lstat(p)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+});
+
+describe('socket dir permissions', () => {
+  it('refuses a dir writable by group or others, naming who and the mode', async () => {
+    for (const [mode, who] of [
+      [0o770, 'group'],
+      [0o703, 'others'],
+      [0o777, 'group and others'],
+    ] as const) {
+      const dir = join(root, `m${mode.toString(8)}`);
+      await mkdir(dir);
+      await chmod(dir, mode);
+      await expect(prepareSocketDir(dir)).rejects.toThrow(
+        `ipc socket dir ${dir} is writable by ${who} (mode 0${mode.toString(8)}); refusing to bind unauthenticated ZMQ sockets where other users can replace them (chmod go-w ${dir}, or use a private directory)`,
+      );
+      expect((await lstat(dir)).mode & 0o777).toBe(mode); // never chmod'ed for the user
+    }
+  });
+
+  it('refuses a world-writable sticky dir (a socket path directly in /tmp), for whoever runs it', async () => {
+    const sticky = join(root, 'tmp-like');
+    await mkdir(sticky);
+    await chmod(sticky, 0o1777);
+    const me = process.geteuid?.() ?? '<uid>';
+    await expect(prepareSocketDir(sticky)).rejects.toThrow(
+      `ipc socket dir ${sticky} is a world-writable sticky directory (like /tmp); refusing to bind unauthenticated ZMQ sockets directly in it (use a private subdirectory such as ${sticky}/smg-zmq-${me})`,
+    );
+    // /tmp itself, through the whole endpoint preparation of a worker URL.
+    await expect(prepareIpcEndpoints(deriveAddresses('ipc:///tmp/smg-engine-0'))).rejects.toThrow(
+      'ipc socket dir /tmp is a world-writable sticky directory (like /tmp)',
+    );
+  });
+
+  it('the decision function: root gets the sticky refusal for /tmp; the owner rule comes next', () => {
+    const stat = (over: Partial<SocketDirStat>): SocketDirStat => ({
+      isDirectory: () => true,
+      isSymbolicLink: () => false,
+      uid: 0,
+      mode: 0o40700,
+      ...over,
+    });
+    expect(socketDirProblem('/tmp', stat({ mode: 0o41777 }), 0)).toBe(
+      'ipc socket dir /tmp is a world-writable sticky directory (like /tmp); refusing to bind unauthenticated ZMQ sockets directly in it (use a private subdirectory such as /tmp/smg-zmq-0)',
+    );
+    // A non-root user hears the same about /tmp, not that root owns it.
+    expect(socketDirProblem('/tmp', stat({ mode: 0o41777 }), 1000)).toMatch(/world-writable sticky directory/);
+    expect(socketDirProblem('/srv/zmq', stat({ uid: 4242 }), 0)).toBe(
+      'ipc socket dir /srv/zmq is owned by uid 4242 (expected 0); refusing to bind unauthenticated ZMQ sockets in a directory owned by another user',
+    );
+    expect(socketDirProblem('/run/smg', stat({ mode: 0o40755 }), 0)).toBeNull();
+    expect(socketDirProblem('/run/smg', stat({ mode: 0o40775 }), 0)).toMatch(/is writable by group \(mode 0775\)/);
+    expect(socketDirProblem('/l', stat({ isSymbolicLink: () => true, isDirectory: () => false }), 0)).toMatch(/^ipc socket dir \/l is a symlink;/);
+    expect(socketDirProblem('/f', stat({ isDirectory: () => false }), 0)).toBe('ipc socket dir /f exists but is not a directory');
+  });
+});
+
+describe('live sockets are never stolen', () => {
+  const liveText = (p: string) =>
+    `ipc socket path ${p} is live: another process (probably another gateway) is bound to it; refusing to unlink it (stop that process, or give this worker a different ipc path)`;
+
+  it('a plain connect tells live, stale and missing apart', async () => {
+    const p = join(root, 'probe.sock');
+    expect(await checkUnixSocket(p)).toBe('missing');
+    const srv = createServer();
+    await new Promise<void>((resolve) => srv.listen(p, resolve));
+    expect(await checkUnixSocket(p)).toBe('live');
+    await new Promise<void>((resolve) => srv.close(() => resolve()));
+    // libzmq releases a closed listener on its I/O thread a moment after close(): stale soon after.
+    await staleSocketAt(p);
+    const deadline = Date.now() + 5000;
+    let state = await checkUnixSocket(p);
+    while (state === 'live' && Date.now() < deadline) state = await checkUnixSocket(p);
+    expect(state).toBe('stale');
+  });
+
+  it('refuses to unlink a socket a zeromq ROUTER or PULL is bound to; removes it once that one closed', async () => {
+    for (const sock of [new zmq.Router({ linger: 0 }), new zmq.Pull({ linger: 0 })]) {
+      const p = join(root, `live-${sock.constructor.name}.sock`);
+      await sock.bind(`ipc://${p}`);
+      try {
+        await expect(removeStaleSocket(p)).rejects.toThrow(liveText(p));
+        expect((await lstat(p)).isSocket()).toBe(true);
+      } finally {
+        sock.close();
+      }
+      await removeStaleSocket(p);
+      await expect(lstat(p)).rejects.toMatchObject({ code: 'ENOENT' });
+    }
+  });
+
+  it('the bound socket keeps working after a refused check', async () => {
+    const p = join(root, 'kept.sock');
+    const pull = new zmq.Pull({ linger: 0, receiveTimeout: 5000 });
+    await pull.bind(`ipc://${p}`);
+    await expect(removeStaleSocket(p)).rejects.toThrow(liveText(p));
+    const push = new zmq.Push({ linger: 0 });
+    push.connect(`ipc://${p}`);
+    await push.send('still mine');
+    expect((await pull.receive()).map(String)).toEqual(['still mine']);
+    push.close();
+    pull.close();
+  });
+
+  it('prepareIpcEndpoints refuses a worker path whose input socket is live and touches neither file', async () => {
+    const dir = join(root, 'taken');
+    await prepareSocketDir(dir);
+    const a = deriveAddresses(`ipc://${dir}/engine-7`);
+    await staleSocketAt(a.outputPath);
+    const router = new zmq.Router({ linger: 0 });
+    await router.bind(a.input);
+    try {
+      await expect(prepareIpcEndpoints(a)).rejects.toThrow(liveText(a.inputPath));
+      expect((await lstat(a.inputPath)).isSocket()).toBe(true);
+      expect((await lstat(a.outputPath)).isSocket()).toBe(true);
+    } finally {
+      router.close();
+    }
   });
 });

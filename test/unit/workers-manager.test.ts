@@ -1,12 +1,28 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { defaultGatewayConfig, workersConfigOf, type GatewayConfig } from '../../src/gateway/config.js';
 import { WorkerManager } from '../../src/workers/manager.js';
-import { FakeConnector } from '../../src/workers/testing/fake-engine.js';
+import type { EngineError } from '../../src/engine/client-types.js';
+import { EngineDeathError } from '../../src/engine/engine-death.js';
+import type { ConnectEngineFn } from '../../src/workers/connect.js';
+import type { EngineDeathEvent } from '../../src/workers/engine-deaths.js';
+import { FakeConnector, FakeEngineClient } from '../../src/workers/testing/fake-engine.js';
 import { captureLogger } from '../../src/workers/testing/log-capture.js';
 import { InMemoryTokenizerRegistry } from '../../src/workers/tokenizer-registry.js';
 import { defaultSpec } from '../../src/workers/types.js';
 
 const URL_A = 'ipc:///tmp/smg-test/engine-a';
+
+/** A fake client that dies with a given error, as the real client does (with a death cause). */
+class CausedClient extends FakeEngineClient {
+  private readonly listeners: ((err: EngineError) => void)[] = [];
+  override onDead(listener: (err: EngineError) => void): void {
+    this.listeners.push(listener);
+  }
+  dieWith(err: EngineError): void {
+    this.alive = false;
+    for (const l of this.listeners) l(err);
+  }
+}
 const URL_B = 'ipc:///tmp/smg-test/engine-b';
 
 function setup(over: Partial<GatewayConfig> = {}) {
@@ -114,23 +130,80 @@ describe('registration and promotion', () => {
 });
 
 describe('engine death and reconnect', () => {
-  it('leaves ready at once on onDead, evicts after ~1 s, rebinds after another ~1 s, and is ready again', async () => {
+  it('on onDead: leaves ready, evicts and rebinds at once, and is ready the moment the engine is back', async () => {
     const { mgr, fake, cap } = setup();
-    const { worker, client } = await addReady(mgr, fake);
-    client.kill();
+    const { id, worker, client } = await addReady(mgr, fake);
+    const deaths: EngineDeathEvent[] = [];
+    mgr.onEngineDeath((ev) => deaths.push(ev));
+    client.kill('engine disconnected: an engine closed its input connection (its process exited or its input thread died)');
     expect(worker.status).toBe('not_ready');
     expect(mgr.pickWorker('m')).toBeNull();
-    await tick(1000);
     expect(cap.find(
-      `ZMQ engine for ${URL_A} is no longer alive; evicting the dead client and rebinding on a later probe`,
+      `ZMQ engine for ${URL_A} died (engine disconnected: an engine closed its input connection (its process exited or its input thread died)); evicting the dead client and rebinding now`,
     )).toHaveLength(1);
+    expect(deaths).toEqual([
+      {
+        workerId: id,
+        url: URL_A,
+        reason: 'engine disconnected: an engine closed its input connection (its process exited or its input thread died)',
+        kind: 'dead',
+        cause: 'external', // the fake's EngineError carries no cause; the real client's does
+      },
+    ]);
+    // No probe interval in between: the old client is closed and the new driver binds now.
+    await tick();
     expect(client.closed).toBe(true);
-    expect(fake.calls).toHaveLength(1);
-    await tick(1000);
     expect(fake.calls).toHaveLength(2);
     fake.pendingFor(URL_A)!.complete();
     await tick();
     expect(worker.status).toBe('ready');
+    // The prompt re-probe after the death finds the new client alive; nothing to evict.
+    await tick(1000);
+    expect(cap.find('is no longer alive')).toHaveLength(0);
+    expect(worker.status).toBe('ready');
+    expect(fake.calls).toHaveLength(2);
+  });
+
+  it('a death with a cause (the real client) reaches the death listeners with it, until unsubscribed', async () => {
+    const clients: CausedClient[] = [];
+    const connect: ConnectEngineFn = async (opts) => {
+      const c = new CausedClient(opts.url, opts.runtime);
+      clients.push(c);
+      return c;
+    };
+    const cap = captureLogger();
+    const mgr = new WorkerManager({
+      config: workersConfigOf({ ...defaultGatewayConfig(), modelPath: 'm' }),
+      logger: cap.logger,
+      connect,
+      tokenizers: new InMemoryTokenizerRegistry(),
+    });
+    mgr.submitAdd({ ...defaultSpec(URL_A), runtimeType: 'vllm' });
+    await tick();
+    const deaths: EngineDeathEvent[] = [];
+    const unsubscribe = mgr.onEngineDeath((ev) => deaths.push(ev));
+    const text = 'engine input thread unresponsive: no reply to get_supported_tasks within 10s';
+    clients[0].dieWith(new EngineDeathError('dead', text, 'input_unresponsive'));
+    expect(deaths.map((d) => [d.url, d.cause, d.reason])).toEqual([[URL_A, 'input_unresponsive', text]]);
+    await tick();
+    expect(clients).toHaveLength(2); // rebound at once
+    unsubscribe();
+    clients[1].dieWith(new EngineDeathError('dead', 'engine core reported fatal failure', 'sentinel'));
+    expect(deaths).toHaveLength(1);
+    await mgr.close();
+  });
+
+  it('a worker that drains when its engine dies is not rebound', async () => {
+    const { mgr, fake, cap } = setup({ drainSettleSecs: 5 });
+    const { id, worker, client } = await addReady(mgr, fake);
+    worker.trackRequest(); // keeps the drain going
+    mgr.submitRemove(id);
+    await tick();
+    expect(worker.status).toBe('draining');
+    client.kill();
+    await tick();
+    expect(cap.find('while the worker drains; not rebinding')).toHaveLength(1);
+    expect(fake.calls).toHaveLength(1);
   });
 
   it('without a dead signal the probes still evict and the thresholds apply', async () => {
