@@ -180,6 +180,11 @@ async function runChoice(
     if (opts.tokenIds && chunk.newTokenIds.length > 0) out.push({ kind: 'tokens', index, ids: chunk.newTokenIds });
     const r = decoder.push(visibleIds(chunk, rules.keepStop));
     if (r.text && output.push(r.text, pending)) pending = null;
+    if (output.matchedStop !== null) {
+      if (chunk.finish === null) opts.client.abort(stream.requestId);
+      end('stop', output.matchedStop);
+      return;
+    }
     if (r.stopped) {
       if (chunk.finish === null) opts.client.abort(stream.requestId);
       end('stop', r.matchedStop ?? engineStop(chunk, rules));

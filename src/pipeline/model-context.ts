@@ -1,6 +1,7 @@
 import type { TokenizerSource } from '../workers/tokenizer-registry.js';
 import { ChatTemplate, ChatTemplateError } from './chat-template.js';
 import type { Decoder } from './detokenizer.js';
+import { isHarmonyModel } from './harmony/detect.js';
 import { loadTokenizer, type LoadedTokenizer } from './tokenizer/index.js';
 
 /** What the pipeline keeps per served model: its tokenizer and compiled chat template. */
@@ -9,6 +10,11 @@ export interface ModelContext {
   /** Null when the model has no usable template; chat requests then fail with `templateError`. */
   template: ChatTemplate | null;
   templateError: string | null;
+  /**
+   * gpt-oss: prompts are rendered in OpenAI's Harmony format instead of a chat template and the
+   * output is read by channel (request-pipeline §11.6). An explicit chat template overrides it.
+   */
+  harmony: boolean;
 }
 
 /** The tokenizer loader the gateway calls when a model's first worker registers. */
@@ -16,10 +22,18 @@ export async function loadModelContext(src: TokenizerSource): Promise<ModelConte
   const tokenizer = await loadTokenizer(src.source, src.chatTemplate ? { chatTemplate: src.chatTemplate } : {});
   // Build the byte-level decode table now (~50 ms for a 150k vocab) rather than on the first request.
   (tokenizer as Decoder).byteLevelVocab?.();
+  const config = tokenizer.modelConfig ?? {};
+  const harmony =
+    !src.chatTemplate &&
+    isHarmonyModel({
+      modelType: typeof config.model_type === 'string' ? config.model_type : null,
+      architectures: Array.isArray(config.architectures) ? config.architectures.filter((a): a is string => typeof a === 'string') : [],
+      modelId: src.modelId,
+    });
   try {
-    return { tokenizer, template: ChatTemplate.compile(tokenizer.chatTemplate, tokenizer), templateError: null };
+    return { tokenizer, template: ChatTemplate.compile(tokenizer.chatTemplate, tokenizer), templateError: null, harmony };
   } catch (err) {
     if (!(err instanceof ChatTemplateError)) throw err;
-    return { tokenizer, template: null, templateError: err.message };
+    return { tokenizer, template: null, templateError: err.message, harmony };
   }
 }

@@ -1,13 +1,13 @@
 /**
- * A chat generation, from a protocol-neutral request to everything `generate` needs: template →
- * tokenize → pick a worker → build the engine sampling → fan out the choices → decide how the
- * output is read (request-pipeline §3.1.1 steps 7–12). Every chat-like protocol (OpenAI chat,
- * Anthropic Messages, Responses) goes through here.
+ * A chat generation, from a protocol-neutral request to everything `generate` needs: prompt
+ * (template or Harmony) → tokenize → pick a worker → build the engine sampling → fan out the
+ * choices → decide how the output is read (request-pipeline §3.1.1 steps 5–12). Every chat-like
+ * protocol (OpenAI chat, Anthropic Messages, Responses) goes through here.
  */
 import { buildSampling, checkTopLogprobs, decodeRules } from './build-sampling.js';
-import { buildTemplateKwargs, reasoningStarted, thinkingPreference } from './chat-template-thinking.js';
-import { ChatTemplateError } from './chat-template.js';
-import { PipelineError } from './errors.js';
+import type { ChatFormat } from './chat-format.js';
+import { harmonyFormat } from './chat-format-harmony.js';
+import { renderChatPrompt, templateFormat } from './chat-format-template.js';
 import { fanOut } from './fan-out.js';
 import type { GenerationSpec } from './generation-spec.js';
 import { backendRequestId, engineRequestBase } from './ids.js';
@@ -16,20 +16,7 @@ import { acquireWorker, modelContextFor } from './model-lookup.js';
 import type { ChatGenerationRequest } from './request.js';
 import type { PipelineServices } from './services.js';
 import { planStopStrings } from './stop-plan.js';
-import { type ReasoningStage, type ToolStage, chatOutputPlan } from './output/chat-output-plan.js';
-import { resolveParsers } from './parsers/resolve.js';
-import { TOOL_PARSERS } from './parsers/tools/registry.js';
-import type { ToolSchema } from './parsers/tools/types.js';
-import { toolCallIds } from './tools/tool-calls.js';
-import {
-  type Json,
-  type ToolConstraint,
-  buildToolConstraint,
-  chatSkipSpecialTokens,
-  filterTools,
-  functionOf,
-  templateTools,
-} from './tools/tool-choice.js';
+import { filterTools } from './tools/tool-choice.js';
 
 export interface PreparedChat extends GenerationSpec {
   /** Response id (request-pipeline §2.1). */
@@ -41,33 +28,9 @@ export interface PreparedChat extends GenerationSpec {
   promptTokens: number;
 }
 
-/** `tools` is the filtered list (§10.2), or undefined when the request has none. */
-export function renderChatPrompt(req: ChatGenerationRequest, ctx: ModelContext, tools: Json[] | undefined): number[] {
-  if (!ctx.template) throw new PipelineError(400, 'process_messages_failed', ctx.templateError ?? 'no chat template');
-  let rendered: string;
-  try {
-    const kwargs = buildTemplateKwargs(
-      {
-        chatTemplateKwargs: req.chatTemplateKwargs,
-        toolChoice: req.tools ? req.toolChoice : undefined,
-        reasoningEffort: req.reasoningEffort,
-        responseFormat: req.responseFormat,
-        thinking: req.thinking,
-      },
-      ctx.template.thinking,
-    );
-    rendered = ctx.template.render({
-      messages: req.messages as never,
-      tools: tools ? (templateTools(tools) as never) : null,
-      addGenerationPrompt: req.continueFinalMessage ? true : req.addGenerationPrompt,
-      continueFinalMessage: req.continueFinalMessage,
-      kwargs,
-    });
-  } catch (err) {
-    if (err instanceof ChatTemplateError) throw new PipelineError(400, 'process_messages_failed', err.message);
-    throw err;
-  }
-  return ctx.tokenizer.encode(rendered, false);
+function chatFormat(services: PipelineServices, req: ChatGenerationRequest, ctx: ModelContext): ChatFormat {
+  const tools = req.tools ? filterTools(req.tools, req.toolSelection) : undefined;
+  return ctx.harmony ? harmonyFormat(req, ctx, tools) : templateFormat(services, req, ctx, tools);
 }
 
 /**
@@ -76,45 +39,37 @@ export function renderChatPrompt(req: ChatGenerationRequest, ctx: ModelContext, 
  */
 export function countChatPromptTokens(services: PipelineServices, req: ChatGenerationRequest): number {
   const ctx = modelContextFor(services, req.model);
-  const tools = req.tools ? filterTools(req.tools, req.toolSelection) : undefined;
-  return renderChatPrompt(req, ctx, tools).length;
+  return chatFormat(services, req, ctx).promptIds.length;
 }
+
+export { renderChatPrompt };
 
 export function prepareChat(services: PipelineServices, req: ChatGenerationRequest, requestId: string): PreparedChat {
   const ctx = modelContextFor(services, req.model);
-  const tools = req.tools ? filterTools(req.tools, req.toolSelection) : undefined;
-  const promptIds = renderChatPrompt(req, ctx, tools);
-  const toolConstraint = tools ? buildToolConstraint(tools, req.toolSelection) : null;
+  const format = chatFormat(services, req, ctx);
+  const { promptIds } = format;
   const { worker, client } = acquireWorker(services, req.model, promptIds);
-
-  // Only one constraint reaches the engine (§10.1): vLLM takes the forced tool call, TokenSpeed
-  // the response format. A dropped tool constraint means the output is not read as tool calls.
-  const toolWins = toolConstraint !== null && (worker.runtime !== 'tokenspeed' || req.structured === null);
-  const forcedTool = toolWins ? toolConstraint : null;
-  const constrained = forcedTool !== null || req.structured !== null;
-  const stages = outputStages(services, req, ctx, tools, forcedTool, constrained);
-  const skipSpecialTokens = chatSkipSpecialTokens({
-    requested: req.skipSpecialTokens,
-    hasTools: req.tools !== undefined,
-    selection: req.toolSelection,
-    jsonToolConstraint: forcedTool !== null,
-    reasoningNeedsSpecialTokens: stages.reasoning?.spec.needsSpecialTokens ?? false,
-  });
+  const decision = format.decide(worker.runtime);
 
   // top_logprobs is only accepted together with logprobs.
   checkTopLogprobs(worker.runtime, req.topLogprobs ?? 0);
   // TokenSpeed returns only the sampled token's logprob: `top_logprobs` is always [] (request-pipeline §9.2).
   const topLogprobs = req.logprobs ? (worker.runtime === 'tokenspeed' ? 0 : (req.topLogprobs ?? 1)) : null;
-  const plan = planStopStrings(req.stop, ctx.tokenizer);
-  const built = buildSampling({ ...req, structured: forcedTool?.constraint ?? req.structured, skipSpecialTokens }, {
-    runtime: worker.runtime,
-    promptLen: promptIds.length,
-    maxModelLen: client.maxModelLen,
-    vocab: ctx.tokenizer,
-    // The engine is asked for at least the sampled token's logprob (top_logprobs ≤ 20 is validated).
-    logprobs: topLogprobs === null ? null : worker.runtime === 'tokenspeed' ? 0 : Math.max(topLogprobs, 1),
-    stopPlan: plan,
-  });
+  const plan = planStopStrings(decision.decoderStopStrings, ctx.tokenizer);
+  const { skipSpecialTokens } = decision;
+  const stopTokenIds = decision.extraStopTokenIds.length > 0 ? [...req.stopTokenIds, ...decision.extraStopTokenIds] : req.stopTokenIds;
+  const built = buildSampling(
+    { ...req, stop: [...decision.decoderStopStrings], stopTokenIds, structured: decision.structured, skipSpecialTokens },
+    {
+      runtime: worker.runtime,
+      promptLen: promptIds.length,
+      maxModelLen: client.maxModelLen,
+      vocab: ctx.tokenizer,
+      // The engine is asked for at least the sampled token's logprob (top_logprobs ≤ 20 is validated).
+      logprobs: topLogprobs === null ? null : worker.runtime === 'tokenspeed' ? 0 : Math.max(topLogprobs, 1),
+      stopPlan: plan,
+    },
+  );
 
   const id = backendRequestId(req.rid, requestId);
   const engineBase = engineRequestBase(id, req.rid, worker.runtime);
@@ -124,7 +79,7 @@ export function prepareChat(services: PipelineServices, req: ChatGenerationReque
     tokenizer: ctx.tokenizer,
     choices: fanOut(0, engineBase, promptIds, built.spec, req.n, worker.runtime),
     rules: decodeRules(plan, built, { keepStop: req.keepStop, skipSpecialTokens }),
-    output: chatOutputPlan(stages.reasoning, stages.tools, toolCallIds(req.model, req.messages)),
+    output: decision.output,
     stream: req.stream,
     model: req.model,
     id,
@@ -133,58 +88,4 @@ export function prepareChat(services: PipelineServices, req: ChatGenerationReque
     topLogprobs,
     promptTokens: promptIds.length,
   };
-}
-
-/**
- * The parser stages of a chat request (§11.1, §11.4): the reasoning split when separate_reasoning
- * and a parser resolves — armed when the template starts the output in reasoning (§4.4) — and the
- * tool stage when tools may be called: the forced call's JSON under a JSON-schema constraint, else
- * the model's tool parser.
- */
-function outputStages(
-  services: PipelineServices,
-  req: ChatGenerationRequest,
-  ctx: ModelContext,
-  tools: Json[] | undefined,
-  forcedTool: ToolConstraint | null,
-  /**
-   * A grammar shapes the output from its first token, so it cannot begin inside a `<think>` block:
-   * arming the parser there (as SMG would) would read the whole constrained answer as reasoning.
-   */
-  constrained: boolean,
-): { reasoning: ReasoningStage | null; tools: ToolStage | null } {
-  const parsers = resolveParsers(req.model, services.workers.configuredParsers(req.model), (m) => services.logger.warn(m));
-  let reasoning: ReasoningStage | null = null;
-  if (req.separateReasoning && parsers.reasoning) {
-    const toggle = ctx.template?.thinking ?? { key: null, defaultOn: false };
-    const started = reasoningStarted(
-      toggle,
-      thinkingPreference({ chatTemplateKwargs: req.chatTemplateKwargs, reasoningEffort: req.reasoningEffort, thinking: req.thinking }, toggle),
-    );
-    const armed = !constrained && (parsers.reasoning.startsInReasoning || started);
-    reasoning = {
-      spec: parsers.reasoning,
-      options: {
-        startInReasoning: armed,
-        startMarkerConsumed: armed && started && (ctx.template?.thinkInPrefill ?? false),
-      },
-      hold: req.stream && !req.streamReasoning,
-    };
-  }
-  const schemas = (tools ?? []).map(toolSchema);
-  let toolStage: ToolStage | null = null;
-  if (forcedTool) {
-    toolStage = { kind: 'forced', shape: forcedTool.shape, json: TOOL_PARSERS.get('json')!, tools: schemas };
-  } else if (tools && tools.length > 0 && req.toolSelection !== undefined && req.toolSelection.mode !== 'none' && parsers.tool) {
-    toolStage = { kind: 'parser', spec: parsers.tool, tools: schemas };
-  }
-  return { reasoning, tools: toolStage };
-}
-
-function toolSchema(tool: Json): ToolSchema {
-  const fn = functionOf(tool) ?? {};
-  const schema: ToolSchema = { name: String(fn.name) };
-  const params = fn.parameters;
-  if (params !== null && typeof params === 'object' && !Array.isArray(params)) schema.parameters = params as Record<string, unknown>;
-  return schema;
 }

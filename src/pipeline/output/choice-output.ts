@@ -5,11 +5,11 @@
  */
 import type { TokenLogprob } from '../../engine/types.js';
 import type { EventSink, FinishKind } from '../events.js';
-import type { ParsedItem, StreamingParser } from '../parsers/types.js';
-import type { OutputPlan } from './output-plan.js';
+import type { ParsedItem } from '../parsers/types.js';
+import type { ChoiceParser, OutputPlan } from './output-plan.js';
 
 export class ChoiceOutput {
-  private readonly parser: StreamingParser | null;
+  private readonly parser: ChoiceParser | null;
   private buffered = '';
   private calls = 0;
 
@@ -19,7 +19,12 @@ export class ChoiceOutput {
     private readonly stream: boolean,
     private readonly sink: EventSink,
   ) {
-    this.parser = plan && stream ? plan.createParser() : null;
+    this.parser = plan && (stream || plan.incremental) ? plan.createParser() : null;
+  }
+
+  /** A stop string the parser matched itself; the choice then ends with it. */
+  get matchedStop(): string | null {
+    return this.parser?.matchedStop ?? null;
   }
 
   /**

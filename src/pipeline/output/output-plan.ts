@@ -8,11 +8,16 @@ import type { ParsedItem, StreamingParser } from '../parsers/types.js';
 /** Tool-call id for the `index`-th call of one choice (request-pipeline §11.5). */
 export type ToolCallIdFn = (name: string, index: number) => string;
 
+/** A choice's parser; `matchedStop` is set once it matched a stop string itself (Harmony's final channel). */
+export type ChoiceParser = StreamingParser & { readonly matchedStop?: string | null };
+
 export interface OutputPlan {
   /** Streaming: a fresh parser chain for one choice. */
-  createParser(): StreamingParser;
+  createParser(): ChoiceParser;
   /** Non-streaming: items for a choice's whole text. */
   parse(text: string): ParsedItem[];
+  /** Run the streaming parser even for non-streaming requests (its stop strings end generation early). */
+  incremental?: boolean;
   toolCallId: ToolCallIdFn;
 }
 
