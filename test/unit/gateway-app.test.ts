@@ -3,8 +3,8 @@ import { buildApp, buildMetricsApp } from '../../src/gateway/app.js';
 import { defaultGatewayConfig, type GatewayConfig } from '../../src/gateway/config.js';
 import { createGatewayContext } from '../../src/gateway/context.js';
 import type { RouteDeps } from '../../src/gateway/route-deps.js';
-import { FakeConnector } from '../../src/workers/testing/fake-engine.js';
-import { captureLogger } from '../../src/workers/testing/log-capture.js';
+import { FakeConnector } from '../support/fake-engine.js';
+import { captureLogger } from '../support/log-capture.js';
 
 const URL_A = 'ipc:///tmp/smg-app/engine-a';
 const URL_B = 'ipc:///tmp/smg-app/engine-b';

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { defaultGatewayConfig, workersConfigOf, type GatewayConfig } from '../../src/gateway/config.js';
 import { WorkerManager } from '../../src/workers/manager.js';
-import { FakeConnector } from '../../src/workers/testing/fake-engine.js';
-import { captureLogger } from '../../src/workers/testing/log-capture.js';
+import { FakeConnector } from '../support/fake-engine.js';
+import { captureLogger } from '../support/log-capture.js';
 import { InMemoryTokenizerRegistry } from '../../src/workers/tokenizer-registry.js';
 import { defaultSpec } from '../../src/workers/types.js';
 

@@ -2,9 +2,9 @@
  * A fake engine connection for tests of the worker and gateway layers: a connector whose
  * handshakes the test completes, fails or lets hang, and clients the test can kill.
  */
-import { EngineError, type EngineClientApi, type RankState, type RequestStream } from '../../engine/client-types.js';
-import type { EngineRequest, Registration, RuntimeType } from '../../engine/types.js';
-import type { ConnectEngineFn, WorkerConnectOptions } from '../connect.js';
+import { EngineError, type EngineClientApi, type RankState, type RequestStream } from '../../src/engine/client-types.js';
+import type { EngineRequest, Registration, RuntimeType } from '../../src/engine/types.js';
+import type { ConnectEngineFn, WorkerConnectOptions } from '../../src/workers/connect.js';
 
 export class FakeEngineClient implements EngineClientApi {
   readonly registrations: readonly Registration[] = [];

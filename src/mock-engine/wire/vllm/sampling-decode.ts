@@ -3,9 +3,9 @@
  * per key, then `SamplingParams.__post_init__` (normalisation + `_verify_args`). Unknown keys are
  * ignored, missing ones take vLLM's defaults. Throws StrictDecodeError on what vLLM would refuse.
  */
-import type { TypedValue } from '../../msgpack/reader.js';
-import { msgspecTypeName, toPlain } from '../../msgpack/reader.js';
-import { GREEDY_EPSILON, MIN_TEMPERATURE, samplingViolation } from './sampling-rules.js';
+import type { TypedValue } from '../typed-reader.js';
+import { msgspecTypeName, toPlain } from '../typed-reader.js';
+import { GREEDY_EPSILON, MIN_TEMPERATURE, samplingViolation } from '../../../engine/dialects/vllm/sampling-rules.js';
 import {
   expectArray,
   expectBool,

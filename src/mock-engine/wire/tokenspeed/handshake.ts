@@ -3,10 +3,10 @@
  * the INIT reading rule and the 19-key registration map. The generic HELLO/READY/INIT codecs live
  * in engine/handshake-messages.ts; only TokenSpeed's choices are here.
  */
-import { engineIdFor } from '../../../engine-id.js';
-import { encodeHello, encodeReady, type InitMessage, type StatusOptions } from '../../../handshake-messages.js';
-import { MsgpackWriter } from '../../../msgpack/writer.js';
-import { DEFAULT_PREFIX_GRANULARITY } from '../wire-constants.js';
+import { engineIdFor } from '../../../engine/engine-id.js';
+import { encodeHello, encodeReady, type InitMessage, type StatusOptions } from '../../../engine/handshake-messages.js';
+import { MsgpackWriter } from '../../../engine/msgpack/writer.js';
+import { DEFAULT_PREFIX_GRANULARITY } from '../../../engine/dialects/tokenspeed/wire-constants.js';
 
 /** TokenSpeed's HELLO/READY are always exactly these four keys (§2.2). */
 export const TOKENSPEED_STATUS_OPTIONS: StatusOptions = { local: true, headless: true, parallelConfigHash: null };

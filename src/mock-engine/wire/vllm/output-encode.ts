@@ -3,10 +3,10 @@
  * EngineCoreOutput rows (14 fields), byte-compatible with what msgspec writes for vLLM 0.27
  * (vectors O1…O10). Test hooks can append extra trailing fields, as newer engines do.
  */
-import type { TokenLogprob } from '../../types.js';
-import { MsgpackWriter, encodeStr } from '../../msgpack/writer.js';
-import { ENGINE_CORE_OUTPUT_FIELDS, ENGINE_CORE_OUTPUTS_FIELDS, INLINE_ARRAY_THRESHOLD } from './constants.js';
-import { writeLogprobRows } from './logprobs.js';
+import type { TokenLogprob } from '../../../engine/types.js';
+import { MsgpackWriter, encodeStr } from '../../../engine/msgpack/writer.js';
+import { ENGINE_CORE_OUTPUT_FIELDS, ENGINE_CORE_OUTPUTS_FIELDS, INLINE_ARRAY_THRESHOLD } from '../../../engine/dialects/vllm/constants.js';
+import { writeLogprobRows } from './logprobs-write.js';
 
 /** A scheduler event on a request's first output (1 QUEUED, 2 SCHEDULED, 3 PREEMPTED). */
 export interface WireEvent {

@@ -2,8 +2,8 @@
  * Engine side: an output batch as the real engine writes it (§6.1): the tagged positional
  * `BatchTokenIDOutSlim`, columns then tail, logprobs as float64. One call = one PUSH frame.
  */
-import { MsgpackWriter } from '../../../msgpack/writer.js';
-import { BATCH_TAG, DEAD_SENTINEL, type BatchArity } from '../wire-constants.js';
+import { MsgpackWriter } from '../../../engine/msgpack/writer.js';
+import { BATCH_TAG, DEAD_SENTINEL, type BatchArity } from '../../../engine/dialects/tokenspeed/wire-constants.js';
 import type { TsLoadSnapshot, TsOutputBatch, TsOutputRow } from './types.js';
 
 const NO_LOAD: TsLoadSnapshot = { numRunning: 0, numWaiting: 0, kvActivePages: 0, kvTotalPages: 0 };

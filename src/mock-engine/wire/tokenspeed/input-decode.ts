@@ -6,10 +6,10 @@
  * An ADD is also finalized like the engine does it: normalized when `is_normalized` is false,
  * then an unset seed becomes crc32(utf8(rid)).
  */
-import { readTyped, type TypedValue } from '../../../msgpack/reader.js';
-import { SAMPLING_LAYOUT, defaultSamplingParams, type SlotKind, type TsSamplingParams } from '../sampling-layout.js';
-import { normalizeTokenSpeedSampling } from '../sampling-normalize.js';
-import { ADD_MIN_LENGTH, ADD_TAG, REQ_TYPE_ABORT, REQ_TYPE_ADD } from '../wire-constants.js';
+import { readTyped, type TypedValue } from '../typed-reader.js';
+import { SAMPLING_LAYOUT, defaultSamplingParams, type SlotKind, type TsSamplingParams } from '../../../engine/dialects/tokenspeed/sampling-layout.js';
+import { normalizeTokenSpeedSampling } from '../../../engine/dialects/tokenspeed/sampling-normalize.js';
+import { ADD_MIN_LENGTH, ADD_TAG, REQ_TYPE_ABORT, REQ_TYPE_ADD } from '../../../engine/dialects/tokenspeed/wire-constants.js';
 import { crc32 } from './crc32.js';
 import * as s from './typed-slots.js';
 import type { TsAddRequest, TsInputMessage } from './types.js';

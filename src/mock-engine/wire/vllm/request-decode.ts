@@ -4,9 +4,9 @@
  * validated like SamplingParams; anything the real engine would choke on is reported with the
  * consequence it has there, so the fake can reproduce it (input thread death vs engine death).
  */
-import type { TypedValue } from '../../msgpack/reader.js';
-import { readTyped, toPlain } from '../../msgpack/reader.js';
-import { ENGINE_CORE_REQUEST_MIN_FIELDS, RequestType } from './constants.js';
+import type { TypedValue } from '../typed-reader.js';
+import { readTyped, toPlain } from '../typed-reader.js';
+import { ENGINE_CORE_REQUEST_MIN_FIELDS, RequestType } from '../../../engine/dialects/vllm/constants.js';
 import { decodeSamplingParams, type ParsedSamplingParams } from './sampling-decode.js';
 import {
   StrictDecodeError,

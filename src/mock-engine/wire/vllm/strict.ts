@@ -4,7 +4,7 @@
  * accepted for int; bool is not an int; bin is not a str. Messages imitate msgspec's
  * ("Expected `int`, got `float` - at `$[1][0]`") so test failures read like the real engine's log.
  */
-import { msgspecTypeName, type TypedValue } from '../../msgpack/reader.js';
+import { msgspecTypeName, type TypedValue } from '../typed-reader.js';
 
 /** A value the engine would refuse while decoding or validating. */
 export class StrictDecodeError extends Error {

@@ -6,7 +6,7 @@
  * The message text never reaches the wire (the batch has no message column); the fake logs it,
  * and tests use it to tell the reasons apart.
  */
-import { samplingRangeProblem } from '../sampling-rules.js';
+import { samplingRangeProblem } from '../../../engine/dialects/tokenspeed/sampling-rules.js';
 import type { TsAddRequest, TsOutputRow } from './types.js';
 
 export interface TsAdmissionConfig {

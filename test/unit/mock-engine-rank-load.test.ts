@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ArgsError, parseMockArgs } from './args.js';
-import { parseRankLoads, withExtraLoad } from './rank-load.js';
+import { ArgsError, parseMockArgs } from '../../src/mock-engine/args.js';
+import { parseRankLoads, withExtraLoad } from '../../src/mock-engine/rank-load.js';
 
 describe('--mock-rank-load', () => {
   it('parses RANK:RUNNING:WAITING:KV entries, comma-separated', () => {

@@ -1,6 +1,6 @@
 /** A real logger whose plain-text lines land in an array, for asserting exact log texts. */
 import { Writable } from 'node:stream';
-import { createLogger, type Logger } from '../../util/logger.js';
+import { createLogger, type Logger } from '../../src/util/logger.js';
 
 export interface CapturedLogger {
   logger: Logger;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { countGenerator } from './generator.js';
-import type { MockRequest, MockSampling } from './request.js';
-import { RankScheduler, type SchedulerConfig, type StepResult } from './scheduler.js';
+import { countGenerator } from '../../src/mock-engine/generator.js';
+import type { MockRequest, MockSampling } from '../../src/mock-engine/request.js';
+import { RankScheduler, type SchedulerConfig, type StepResult } from '../../src/mock-engine/scheduler.js';
 
 const cfg = (over: Partial<SchedulerConfig> = {}): SchedulerConfig => ({
   maxModelLen: 4096,

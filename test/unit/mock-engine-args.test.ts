@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ArgsError, handshakeAddress, parseMockArgs } from './args.js';
+import { ArgsError, handshakeAddress, parseMockArgs } from '../../src/mock-engine/args.js';
 
 const launch = ['serve', 'Qwen/Qwen3-0.6B', '--headless', '--data-parallel-size', '2', '--data-parallel-size-local', '2',
   '--data-parallel-address', '127.0.0.1', '--data-parallel-rpc-port', '22670'];

@@ -2,8 +2,8 @@
  * The mock's wire seam: the engine-side shapes it reads and writes. Rank logic speaks these types
  * only, so the byte-level codec can change without touching the simulation.
  */
-import type { MockRequest } from './request.js';
-import type { OutItem } from './scheduler.js';
+import type { MockRequest } from '../request.js';
+import type { OutItem } from '../scheduler.js';
 
 export type InputMessage =
   | { kind: 'add'; request: MockRequest }

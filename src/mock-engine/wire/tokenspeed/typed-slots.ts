@@ -3,8 +3,8 @@
  * whole message on the first mismatch (§4.1), so every helper throws SlotTypeError, which the
  * input decoder turns into a `drop`.
  */
-import type { TypedValue } from '../../../msgpack/reader.js';
-import { msgspecTypeName, toPlain } from '../../../msgpack/reader.js';
+import type { TypedValue } from '../typed-reader.js';
+import { msgspecTypeName, toPlain } from '../typed-reader.js';
 
 export class SlotTypeError extends Error {
   override name = 'SlotTypeError';

@@ -2,8 +2,8 @@
  * Engine-side shapes of the TokenSpeed wire, as a fake engine sees them: the decoded ADD request,
  * the input-message union, and the rows/batches it emits.
  */
-import type { TsSamplingParams } from '../sampling-layout.js';
-import type { WireFinish } from '../wire-constants.js';
+import type { TsSamplingParams } from '../../../engine/dialects/tokenspeed/sampling-layout.js';
+import type { WireFinish } from '../../../engine/dialects/tokenspeed/wire-constants.js';
 
 /** A decoded ADD after the engine's own finalization (normalization, then seed derivation). */
 export interface TsAddRequest {
