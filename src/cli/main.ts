@@ -21,7 +21,7 @@ const commands: Record<string, CommandEntry> = {
   },
   launch: {
     summary: 'Run the gateway alone against engines started elsewhere',
-    run: async (argv) => (await import('../gateway/launch-command.js')).runLaunch(argv),
+    run: async (argv) => (await import('./launch-command.js')).runLaunch(argv),
   },
   port: {
     summary: 'Print the handshake port derived from an ipc:// worker URL',

@@ -5,7 +5,7 @@
 // lines; dp 2 untouched; already-disabled is a no-op). Skipped: 126–128, 132 (grpc/http modes are
 // rejected at parse time in this clone). Clone decision: model path defaults to --model with a log line.
 import { describe, expect, it } from 'vitest';
-import { buildGatewayConfig, toLaunchArgv, type GatewayInput } from '../../src/launcher/gateway-config.js';
+import { buildGatewayConfig, toLaunchArgv, type GatewayInput } from '../../src/cli/serve/gateway-config.js';
 
 const URL0 = 'ipc:///tmp/smg-zmq-1000/engine-31000';
 

@@ -6,7 +6,7 @@
 // Skipped: 25/43 (vLLM importability and its strict parser: we never import vLLM; unknown engine
 // flags go to the engine, which rejects them itself).
 import { describe, expect, it } from 'vitest';
-import { parseServeArgs, TOKENSPEED_ZMQ_ONLY, type ServeConfig } from '../../src/launcher/serve-config.js';
+import { parseServeArgs, TOKENSPEED_ZMQ_ONLY, type ServeConfig } from '../../src/cli/serve/serve-args.js';
 
 const ZMQ_VLLM = ['--backend', 'vllm', '--connection-mode', 'zmq', '--model', 'm'];
 

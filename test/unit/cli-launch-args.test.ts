@@ -3,8 +3,8 @@ import { createServer } from 'node:net';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { defaultGatewayConfig } from '../../src/gateway/config.js';
-import { parseLaunchArgv } from '../../src/gateway/launch-args.js';
-import { runLaunch } from '../../src/gateway/launch-command.js';
+import { parseLaunchArgv } from '../../src/cli/launch/args.js';
+import { runLaunch } from '../../src/cli/launch-command.js';
 import { validateGatewayConfig } from '../../src/gateway/validate-config.js';
 import { freeTcpPort } from '../../src/mock-engine/spawn.js';
 

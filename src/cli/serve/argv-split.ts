@@ -7,11 +7,12 @@
  * the engine instead of being swallowed as `--data-parallel-size`), and `--` is a real separator
  * (dropped; everything after it goes to the engine), which makes grouped engine DP reachable.
  */
-import { usageError, type UsageError } from './launch-error.js';
-import { ROUTER_FLAGS, ROUTER_PREFIX, SERVE_FLAGS, type FlagSpec } from './serve-flags.js';
+import { usageError, type UsageError } from '../../launcher/launch-error.js';
+import { isNegativeNumber } from '../../util/numbers.js';
+import { ROUTER_PREFIX, spellings, type FlagValue } from '../flags/flag-def.js';
+import { ROUTER_FLAGS, SERVE_OWN_FLAGS, toSpec, type FlagSpec } from '../flags/table.js';
 
-/** A boolean flag is `true`; a value flag the last value given; a multi flag every value, accumulated. */
-export type FlagValue = true | string | string[];
+export type { FlagValue } from '../flags/flag-def.js';
 
 export interface SplitArgv {
   /** Serve's own flags that appeared, by canonical name. */
@@ -23,9 +24,12 @@ export interface SplitArgv {
 }
 
 export interface SplitOptions {
-  /** Gateway flag table (unprefixed); defaults to ROUTER_FLAGS. */
+  /** Gateway flag table (unprefixed); defaults to the shared table's `--router-` flags. */
   readonly routerFlags?: readonly FlagSpec[];
 }
+
+const SERVE_SPECS: readonly FlagSpec[] = SERVE_OWN_FLAGS.map(toSpec);
+const ROUTER_SPECS: readonly FlagSpec[] = ROUTER_FLAGS.map(toSpec);
 
 export type SplitResult = { ok: true; split: SplitArgv } | { ok: false; error: UsageError };
 
@@ -36,31 +40,25 @@ interface Known {
   display: string;
 }
 
-const NEGATIVE_NUMBER = /^-\d+$|^-\d*\.\d+$/;
-
 /** argparse refuses a value that looks like an option (negative numbers excepted). */
 function looksLikeFlag(token: string): boolean {
-  return token.startsWith('-') && !NEGATIVE_NUMBER.test(token);
-}
-
-function dashed(name: string, prefix: string): string {
-  return name.length === 1 && prefix === '' ? `-${name}` : `--${prefix}${name}`;
+  return token.startsWith('-') && !isNegativeNumber(token);
 }
 
 function buildTable(routerFlags: readonly FlagSpec[]): Map<string, Known> {
   const table = new Map<string, Known>();
   const add = (spec: FlagSpec, group: Known['group'], prefix: string): void => {
-    const names = [spec.name, ...(spec.aliases ?? [])];
-    const known: Known = { spec, group, display: names.map((n) => dashed(n, prefix)).join('/') };
-    for (const n of names) table.set(dashed(n, prefix), known);
+    const names = spellings(spec, prefix);
+    const known: Known = { spec, group, display: names.join('/') };
+    for (const n of names) table.set(n, known);
   };
-  for (const spec of SERVE_FLAGS) add(spec, 'serve', '');
+  for (const spec of SERVE_SPECS) add(spec, 'serve', '');
   for (const spec of routerFlags) add(spec, 'router', ROUTER_PREFIX);
   return table;
 }
 
 export function splitServeArgv(argv: readonly string[], opts: SplitOptions = {}): SplitResult {
-  const table = buildTable(opts.routerFlags ?? ROUTER_FLAGS);
+  const table = buildTable(opts.routerFlags ?? ROUTER_SPECS);
   const serve: Record<string, FlagValue> = {};
   const router: Record<string, FlagValue> = {};
   const engineArgs: string[] = [];

@@ -1,23 +1,20 @@
 /**
  * `smg serve` argv → a validated ServeConfig (spec cli-and-api §2.1–§2.3, §8). Every check that
  * can run before touching ports or processes runs here, so usage errors exit 2 with nothing started.
+ * Flag spellings, defaults, choices and ranges come from the shared flag table (src/cli/flags/).
  *
  * Clone decisions (§8): only vLLM and TokenSpeed in zmq mode are launchable (the gateway speaks
  * ZeroMQ only); TokenSpeed outside zmq and TokenSpeed without --model fail here with exit 2 instead
  * of at launch; replica and engine counts must be >= 1.
  */
-import type { RuntimeType } from '../engine/types.js';
-import { splitServeArgv, type FlagValue, type SplitOptions } from './argv-split.js';
-import { leadingPositional, readEngineInt, readEngineValue } from './engine-args.js';
-import { usageError, type UsageError } from './launch-error.js';
-
-export const BACKENDS = ['sglang', 'vllm', 'trtllm', 'tokenspeed'] as const;
-export const CONNECTION_MODES = ['grpc', 'http', 'zmq'] as const;
-export type Backend = (typeof BACKENDS)[number];
-export type ConnectionMode = (typeof CONNECTION_MODES)[number];
-
-export const DEFAULT_BACKEND: Backend = 'sglang';
-export const DEFAULT_CONNECTION_MODE: ConnectionMode = 'grpc';
+import type { RuntimeType } from '../../engine/types.js';
+import { leadingPositional, readEngineInt, readEngineValue } from '../../launcher/engine-args.js';
+import { usageError, type UsageError } from '../../launcher/launch-error.js';
+import { parseInteger } from '../../util/numbers.js';
+import { lastValue, rangeProblem, ROUTER_PREFIX, spellings, type FlagDef, type FlagValue } from '../flags/flag-def.js';
+import { CONNECTION_MODES, SERVE_BACKENDS } from '../flags/serve-flags.js';
+import { routerFlag, serveFlag } from '../flags/table.js';
+import { splitServeArgv, type SplitOptions } from './argv-split.js';
 
 export const TOKENSPEED_ZMQ_ONLY =
   'TokenSpeed backend only supports --connection-mode zmq (the headless engine speaks the ZMQ direct-backend wire)';
@@ -62,31 +59,30 @@ export interface ServeParseOptions extends SplitOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
-const INTEGER = /^[+-]?\d+$/;
 const fail = (message: string): ServeParse => ({ kind: 'error', error: usageError(message) });
 const quotedChoices = (xs: readonly string[]): string => xs.map((x) => `'${x}'`).join(', ');
 
-function str(v: FlagValue | undefined): string | undefined {
-  if (v === undefined || v === true) return undefined;
-  return Array.isArray(v) ? v[v.length - 1] : v;
+/**
+ * argparse `type=int` plus the flag's range check (SMG has none). Counts use the gateway's Rust
+ * message (`invalid value '<v>'; expected a count >= 1`) for bad text and for < 1 alike.
+ * Returns the error message on failure; an absent flag gets the row's default.
+ */
+function intFlag(values: Readonly<Record<string, FlagValue>>, def: FlagDef, prefix = ''): number | string | undefined {
+  const raw = lastValue(values[def.name]);
+  if (raw === undefined) return typeof def.default === 'number' ? def.default : undefined;
+  const display = spellings(def, prefix).join('/');
+  const n = parseInteger(raw);
+  if (def.range === 'count' && (n === null || n < 1)) return `argument ${display}: ${rangeProblem('count', n ?? 0, raw)}`;
+  if (n === null) return `argument ${display}: invalid int value: '${raw}'`;
+  const problem = rangeProblem(def.range, n, raw);
+  return problem === null ? n : `argument ${display}: ${problem}`;
 }
 
-type IntKind = 'int' | 'count' | 'port';
+const defaultOf = (name: string): string => String(serveFlag(name).default);
 
-/**
- * argparse `type=int` plus the range checks SMG lacks. Counts use the gateway's Rust message for
- * `--zmq-engine-count` (`invalid value '<v>'; expected a count >= 1`) for bad text and for < 1 alike.
- * Returns the error message on failure.
- */
-function intFlag(raw: string | undefined, display: string, fallback: number, kind: IntKind): number | string {
-  if (raw === undefined) return fallback;
-  const ok = INTEGER.test(raw.trim());
-  const n = ok ? Number.parseInt(raw.trim(), 10) : Number.NaN;
-  if (kind === 'count' && !(n >= 1)) return `argument ${display}: invalid value '${raw}'; expected a count >= 1`;
-  if (!ok) return `argument ${display}: invalid int value: '${raw}'`;
-  if (kind === 'port' && (n < 1 || n > 65535)) return `argument ${display}: invalid value '${raw}'; expected a port in 1..65535`;
-  if (kind === 'int' && n < 0) return `argument ${display}: invalid value '${raw}'; expected a number >= 0`;
-  return n;
+/** A serve string flag, or its default from the table. */
+function stringFlag(values: Readonly<Record<string, FlagValue>>, name: string): string {
+  return lastValue(values[name]) ?? defaultOf(name);
 }
 
 export function parseServeArgs(argv: readonly string[], opts: ServeParseOptions = {}): ServeParse {
@@ -96,11 +92,11 @@ export function parseServeArgs(argv: readonly string[], opts: ServeParseOptions 
   const { serve, router, engineArgs } = split.split;
 
   // Pass-1 checks, in SMG's order: choices, then the zmq guard, then --help.
-  const backend = str(serve['backend']) ?? (env.SMG_DEFAULT_BACKEND || DEFAULT_BACKEND);
-  if (!(BACKENDS as readonly string[]).includes(backend)) {
-    return fail(`argument --backend: invalid choice: '${backend}' (choose from ${quotedChoices(BACKENDS)})`);
+  const backend = lastValue(serve['backend']) ?? (env.SMG_DEFAULT_BACKEND || defaultOf('backend'));
+  if (!(SERVE_BACKENDS as readonly string[]).includes(backend)) {
+    return fail(`argument --backend: invalid choice: '${backend}' (choose from ${quotedChoices(SERVE_BACKENDS)})`);
   }
-  const mode = str(serve['connection-mode']) ?? DEFAULT_CONNECTION_MODE;
+  const mode = stringFlag(serve, 'connection-mode');
   if (!(CONNECTION_MODES as readonly string[]).includes(mode)) {
     return fail(`argument --connection-mode: invalid choice: '${mode}' (choose from ${quotedChoices(CONNECTION_MODES)})`);
   }
@@ -117,11 +113,13 @@ export function parseServeArgs(argv: readonly string[], opts: ServeParseOptions 
     return fail(`connection-mode ${mode} is not supported by this smg; use --connection-mode zmq (the gateway talks to headless engines over ZeroMQ)`);
   }
 
-  const port = intFlag(str(serve['port']), '--port', 8080, 'port');
-  const replicas = intFlag(str(serve['data-parallel-size']), '--data-parallel-size/--dp-size', 1, 'count');
-  const workerBasePort = intFlag(str(serve['worker-base-port']), '--worker-base-port', 31000, 'port');
-  const startupTimeout = intFlag(str(serve['worker-startup-timeout']), '--worker-startup-timeout', 300, 'int');
-  const engineCount = intFlag(str(router['zmq-engine-count']), '--router-zmq-engine-count', 1, 'count');
+  const port = intFlag(serve, serveFlag('port'));
+  const replicas = intFlag(serve, serveFlag('data-parallel-size'));
+  const workerBasePort = intFlag(serve, serveFlag('worker-base-port'));
+  const startupTimeout = intFlag(serve, serveFlag('worker-startup-timeout'));
+  // Checked here too (argparse style) so a bad count fails before any port is probed.
+  const engineCountFlag = routerFlag('zmq-engine-count');
+  const engineCount = engineCountFlag && intFlag(router, engineCountFlag, ROUTER_PREFIX);
   for (const v of [port, replicas, workerBasePort, startupTimeout, engineCount]) {
     if (typeof v === 'string') return fail(v);
   }
@@ -147,7 +145,7 @@ export function parseServeArgs(argv: readonly string[], opts: ServeParseOptions 
   if (serve['worker-urls'] !== undefined) {
     warnings.push('--worker-urls is ignored by smg serve; the gateway is given the launched engines\' URLs');
   }
-  if (model === undefined && str(router['model-path']) === undefined) {
+  if (model === undefined && lastValue(router['model-path']) === undefined) {
     warnings.push(
       'Neither --model nor --router-model-path is set: ZMQ workers cannot report a served model name, so their registration will fail',
     );
@@ -158,14 +156,14 @@ export function parseServeArgs(argv: readonly string[], opts: ServeParseOptions 
     config: {
       backend,
       connectionMode: 'zmq',
-      host: str(serve['host']) ?? '127.0.0.1',
+      host: stringFlag(serve, 'host'),
       port: port as number,
       replicas: replicas as number,
-      workerHost: str(serve['worker-host']) ?? '127.0.0.1',
+      workerHost: stringFlag(serve, 'worker-host'),
       workerBasePort: workerBasePort as number,
       workerStartupTimeoutSecs: startupTimeout as number,
       enableTokenUsageDetails: serve['enable-token-usage-details'] === true,
-      python: str(serve['python']) ?? (env.SMG_PYTHON || 'python3'),
+      python: lastValue(serve['python']) ?? (env.SMG_PYTHON || defaultOf('python')),
       restartEngines: serve['restart-engines'] === true,
       dryRun: serve['dry-run'] === true,
       prefixEngineOutput: serve['prefix-engine-output'] === true,

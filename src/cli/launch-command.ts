@@ -1,12 +1,15 @@
 /**
  * `smg launch`: parse, validate, start the gateway, block until SIGINT/SIGTERM, drain, and return
- * the exit code (0 normal, 1 startup/config error, 2 usage error, 128+signal after a signal).
+ * the exit code (0 after --help, 1 startup/config error, 2 usage error, 128+signal after a signal).
+ * Signals go through the same ShutdownController as `smg serve`, with no engines to stop.
  */
-import { createLogger } from '../util/logger.js';
-import { parseLaunchArgv } from './launch-args.js';
+import { ShutdownController } from '../launcher/shutdown-controller.js';
+import { GATEWAY_SIGNALS, installSignalHandlers } from '../launcher/signals.js';
 import { pipelineRouteDeps } from '../pipeline/openai/handlers.js';
-import { startGateway, type GatewayHandle } from './server.js';
-import { configWarnings, validateGatewayConfig } from './validate-config.js';
+import { startGateway, type GatewayHandle } from '../gateway/server.js';
+import { configWarnings, validateGatewayConfig } from '../gateway/validate-config.js';
+import { createLogger } from '../util/logger.js';
+import { parseLaunchArgv } from './launch/args.js';
 
 export interface LaunchIo {
   stdout: NodeJS.WritableStream;
@@ -15,13 +18,9 @@ export interface LaunchIo {
   signals: NodeJS.EventEmitter;
 }
 
-const SIGNALS = { SIGINT: 2, SIGTERM: 15 } as const;
-type SignalName = keyof typeof SIGNALS;
-
 export async function runLaunch(argv: string[], io: Partial<LaunchIo> = {}): Promise<number> {
   const stdout = io.stdout ?? process.stdout;
   const stderr = io.stderr ?? process.stderr;
-  const signals = io.signals ?? process;
 
   const parsed = parseLaunchArgv(argv);
   if (parsed.kind === 'help') {
@@ -47,48 +46,25 @@ export async function runLaunch(argv: string[], io: Partial<LaunchIo> = {}): Pro
     `smg launch: ${config.workerUrls.length} startup worker(s), backend=${config.backend ?? 'unset'}, model=${config.modelPath ?? 'unset'}, policy=${config.policy}`,
   );
 
-  // Handlers go in before the listeners bind so an early Ctrl-C still drains cleanly.
-  let handle: GatewayHandle | null = null;
-  let stopping = false;
   let exit!: (code: number) => void;
   const exited = new Promise<number>((resolve) => (exit = resolve));
-  const onSignal = (name: SignalName) => {
-    const code = 128 + SIGNALS[name];
-    if (stopping) {
-      logger.warn(`Received ${name} again; exiting without waiting for the drain`);
-      exit(code);
-      return;
-    }
-    stopping = true;
-    logger.info(`Received ${name}, shutting down…`);
-    if (!handle) {
-      exit(code);
-      return;
-    }
-    handle.close().then(
-      () => exit(code),
-      (err: unknown) => {
-        logger.error(`Error during shutdown: ${(err as Error).message}`);
-        exit(code);
-      },
-    );
-  };
-  const onInt = () => onSignal('SIGINT');
-  const onTerm = () => onSignal('SIGTERM');
-  signals.on('SIGINT', onInt);
-  signals.on('SIGTERM', onTerm);
+  const controller = new ShutdownController({ exit, log: (level, message) => logger[level](message) });
+  // Handlers go in before the listeners bind so an early Ctrl-C still drains cleanly.
+  const uninstall = installSignalHandlers({ controller, signals: GATEWAY_SIGNALS, proc: io.signals });
 
   try {
+    let gateway: GatewayHandle;
     try {
-      handle = await startGateway(config, { logger, deps: pipelineRouteDeps() });
+      gateway = await startGateway(config, { logger, deps: pipelineRouteDeps() });
     } catch (err) {
       logger.error(`Error starting router: ${(err as Error).message}`);
       return 1;
     }
-    if (stopping) await handle.close();
+    controller.setDrainGateway(() => gateway.close());
+    // A signal while the gateway was binding has already exited; this gateway still has to close.
+    if (controller.shuttingDown) await gateway.close();
     return await exited;
   } finally {
-    signals.off('SIGINT', onInt);
-    signals.off('SIGTERM', onTerm);
+    uninstall();
   }
 }

@@ -4,7 +4,7 @@
 // Clone decisions tested here: `--` is stripped and the rest goes to the engine; `--flag=value`;
 // no prefix abbreviations; an unknown `--router-*` is a usage error instead of reaching the engine.
 import { describe, expect, it } from 'vitest';
-import { splitServeArgv, type SplitArgv } from '../../src/launcher/argv-split.js';
+import { splitServeArgv, type SplitArgv } from '../../src/cli/serve/argv-split.js';
 
 function split(argv: string[]): SplitArgv {
   const r = splitServeArgv(argv);

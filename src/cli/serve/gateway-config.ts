@@ -2,10 +2,11 @@
  * The gateway configuration `smg serve` hands to the in-process gateway (spec cli-and-api §2.8,
  * §2.2 fallback rule). Plain data plus the log lines to print; the CLI maps it onto the gateway.
  */
-import type { RuntimeType } from '../engine/types.js';
-import type { FlagValue } from './argv-split.js';
-import { readEngineValue } from './engine-args.js';
-import type { ServeConfig } from './serve-config.js';
+import type { RuntimeType } from '../../engine/types.js';
+import { readEngineValue } from '../../launcher/engine-args.js';
+import { parseInteger } from '../../util/numbers.js';
+import { lastValue, type FlagValue } from '../flags/flag-def.js';
+import type { ServeConfig } from './serve-args.js';
 
 export interface ServeGatewayConfig {
   /** Serve's own --host/--port (there is no --router-host/--router-port). */
@@ -59,11 +60,6 @@ const DECIDED = new Set([
  */
 const VLLM_FALLBACK_SETTINGS: readonly string[] = ['reasoning-parser'];
 
-function str(v: FlagValue | undefined): string | undefined {
-  if (v === undefined || v === true) return undefined;
-  return Array.isArray(v) ? v[v.length - 1] : v;
-}
-
 export function buildGatewayConfig(input: GatewayInput, workerUrls: readonly string[]): GatewayConfigResult {
   const router = input.router;
   const logLines: LogLine[] = [];
@@ -80,14 +76,14 @@ export function buildGatewayConfig(input: GatewayInput, workerUrls: readonly str
 
   // Clone decision (§2.2, §8): SMG leaves the model path empty and every ZMQ worker then fails
   // registration; defaulting to the engine's --model is what users mean.
-  let modelPath = str(router['model-path']);
+  let modelPath = lastValue(router['model-path']);
   if (modelPath === undefined && fallback && input.model !== undefined) {
     modelPath = input.model;
     logLines.push({ level: 'info', message: `--router-model-path not set; using --model ${input.model} as the gateway model path` });
   }
 
-  const routerCount = str(router['zmq-engine-count']);
-  let zmqEngineCount = routerCount === undefined ? undefined : Number.parseInt(routerCount.trim(), 10);
+  const routerCount = lastValue(router['zmq-engine-count']);
+  let zmqEngineCount = routerCount === undefined ? undefined : (parseInteger(routerCount) ?? undefined);
   if (input.engineDataParallelSize > 1) {
     zmqEngineCount = input.engineDataParallelSize;
   } else if (zmqEngineCount !== undefined && zmqEngineCount > 1) {
@@ -98,7 +94,7 @@ export function buildGatewayConfig(input: GatewayInput, workerUrls: readonly str
     });
   }
 
-  let policy = str(router['policy']);
+  let policy = lastValue(router['policy']);
   let disableRetries = router['disable-retries'] === true;
   let disableCircuitBreaker = router['disable-circuit-breaker'] === true;
   const n = input.replicas;
