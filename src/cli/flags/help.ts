@@ -46,9 +46,10 @@ export function flagHelp(def: FlagDef, scope: FlagScope): string[] {
   const text = scope === 'router' ? (def.routerDescribe ?? def.describe) : def.describe;
   const choices = def.choices && def.metavar === undefined ? ` (one of: ${def.choices.join(', ')})` : '';
   const dflt = defaultText(def);
+  // Short spellings first, the usual order in help (`-h, --help`).
+  const names = spellings(def, prefix).sort((a, b) => Number(a.startsWith('--')) - Number(b.startsWith('--')));
   return [
-    // Short spellings first, the usual order in help (`-h, --help`).
-    `${NAME_INDENT}${[...spellings(def, prefix)].sort((a, b) => Number(a.startsWith('--')) - Number(b.startsWith('--'))).join(', ')}${metavar(def)}`,
+    `${NAME_INDENT}${names.join(', ')}${metavar(def)}`,
     ...wrap(`${text}${choices}${dflt === undefined ? '' : ` [default: ${dflt}]`}`, TEXT_INDENT),
   ];
 }
