@@ -4,4 +4,9 @@ import { register } from 'tsx/esm/api';
 
 register();
 const { main } = await import('../src/cli/main.ts');
-await main(process.argv.slice(2));
+// The composition root: the mock engine (a test double) is plugged in here, not imported by src/cli.
+const mockEngine = {
+  summary: 'Run a simulated headless vLLM/TokenSpeed engine (no GPU needed)',
+  run: async (argv) => (await import('../src/mock-engine/cli.ts')).runMockEngine(argv),
+};
+await main(process.argv.slice(2), { 'mock-engine': mockEngine });

@@ -8,7 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freeTcpPort } from '../mock-engine/spawn.js';
+import { freeTcpPort } from '../launcher/ports.js';
 import { createLogger } from '../util/logger.js';
 import { parseAndPrepare } from './serve-command.js';
 import { shellQuote } from './serve/dry-run.js';

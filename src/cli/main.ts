@@ -5,8 +5,11 @@ import { runPort } from './port-command.js';
 /**
  * `smg <command>`: each command owns its argv. Serve and mock-engine must see engine flags verbatim,
  * so the top level only picks the command and never parses the rest.
+ *
+ * `smg mock-engine` is a test double, not part of the product: the entry point (bin/smg.js) plugs
+ * it in through `extra`, so no production module imports src/mock-engine/.
  */
-interface CommandEntry {
+export interface CommandEntry {
   summary: string;
   run: (argv: string[]) => Promise<number>;
 }
@@ -18,11 +21,7 @@ const commands: Record<string, CommandEntry> = {
   },
   launch: {
     summary: 'Run the gateway alone against engines started elsewhere',
-    run: async (argv) => (await import('../gateway/launch-command.js')).runLaunch(argv),
-  },
-  'mock-engine': {
-    summary: 'Run a simulated headless vLLM/TokenSpeed engine (no GPU needed)',
-    run: async (argv) => (await import('../mock-engine/cli.js')).runMockEngine(argv),
+    run: async (argv) => (await import('./launch-command.js')).runLaunch(argv),
   },
   port: {
     summary: 'Print the handshake port derived from an ipc:// worker URL',
@@ -39,9 +38,10 @@ export function version(): string {
   return (JSON.parse(readFileSync(pkgPath, 'utf8')) as { version: string }).version;
 }
 
-export function topLevelHelp(): string {
-  const width = Math.max(...Object.keys(commands).map((c) => c.length));
-  const lines = Object.entries(commands).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`);
+export function topLevelHelp(extra: Readonly<Record<string, CommandEntry>> = {}): string {
+  const all = withExtra(extra);
+  const width = Math.max(...Object.keys(all).map((c) => c.length));
+  const lines = Object.entries(all).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`);
   return [
     'Usage: smg <command> [options]',
     '',
@@ -58,20 +58,27 @@ export function topLevelHelp(): string {
   ].join('\n');
 }
 
-export async function main(argv: string[]): Promise<void> {
+/** Extra commands are listed right after `launch`, the two commands they are usually run with. */
+function withExtra(extra: Readonly<Record<string, CommandEntry>>): Record<string, CommandEntry> {
+  const { serve, launch, ...rest } = commands;
+  return { serve, launch, ...extra, ...rest };
+}
+
+export async function main(argv: string[], extra: Readonly<Record<string, CommandEntry>> = {}): Promise<void> {
+  const all = withExtra(extra);
   const [first, ...rest] = argv;
   if (first === '--version' || first === '-V') {
     process.stdout.write(`smg ${version()}\n`);
     return;
   }
   if (first === '--help' || first === '-h' || first === 'help') {
-    process.stdout.write(topLevelHelp());
+    process.stdout.write(topLevelHelp(extra));
     return;
   }
-  const entry = first === undefined ? undefined : commands[first];
+  const entry = first === undefined ? undefined : all[first];
   if (!entry) {
     if (first !== undefined) process.stderr.write(`smg: unknown command '${first}'\n\n`);
-    process.stderr.write(topLevelHelp());
+    process.stderr.write(topLevelHelp(extra));
     process.exitCode = 1;
     return;
   }

@@ -3,14 +3,13 @@
  * engines, run the gateway in-process and block until a signal (spec cli-and-api §2).
  * Exit codes: 0 normal, 1 launch/gateway error, 2 usage error, 128+signal.
  */
-import type { FlagValue } from '../launcher/argv-split.js';
 import { LaunchError } from '../launcher/launch-error.js';
-import { parseServeArgs, type ServeConfig } from '../launcher/serve-config.js';
 import { createLogger, type Logger } from '../util/logger.js';
+import { lastValue } from './flags/flag-def.js';
 import { dryRunText } from './serve/dry-run.js';
 import { SERVE_USAGE, serveHelp } from './serve/help.js';
 import { prepareServe, type PreparedServe } from './serve/prepare.js';
-import { SERVE_ROUTER_FLAGS } from './serve/router-flags.js';
+import { parseServeArgs, type ServeConfig } from './serve/serve-args.js';
 import { startServe, type ServeIo } from './serve/session.js';
 
 export interface ServeCommandIo {
@@ -25,14 +24,9 @@ function usageFailure(stderr: NodeJS.WritableStream, message: string): number {
   return 2;
 }
 
-function str(v: FlagValue | undefined): string | undefined {
-  if (v === undefined || v === true) return undefined;
-  return Array.isArray(v) ? v[v.length - 1] : v;
-}
-
 /** The one logger of the run; `--router-log-level` / `--router-log-json` apply to all of it. */
 export function serveLogger(config: ServeConfig, stdout: NodeJS.WritableStream): Logger {
-  return createLogger({ level: str(config.router['log-level']), json: config.router['log-json'] === true, destination: stdout });
+  return createLogger({ level: lastValue(config.router['log-level']), json: config.router['log-json'] === true, destination: stdout });
 }
 
 /** Parse and prepare; returns an exit code when the run ends here (help, errors, dry run). */
@@ -40,7 +34,7 @@ export async function parseAndPrepare(
   argv: readonly string[],
   io: ServeCommandIo,
 ): Promise<{ kind: 'exit'; code: number } | { kind: 'run'; prep: PreparedServe; logger: Logger }> {
-  const parsed = parseServeArgs(argv, { env: io.env, routerFlags: SERVE_ROUTER_FLAGS });
+  const parsed = parseServeArgs(argv, { env: io.env });
   if (parsed.kind === 'help') {
     io.stdout.write(serveHelp());
     return { kind: 'exit', code: 0 };

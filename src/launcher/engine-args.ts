@@ -3,9 +3,7 @@
  * (that would need vLLM's own parser); it only looks up the few values it needs and removes the
  * flags it owns (spec cli-and-api §2.7.1, §2.7.3, §8.1).
  */
-
-const NEGATIVE_NUMBER = /^-\d+$|^-\d*\.\d+$/;
-const INTEGER = /^[+-]?\d+$/;
+import { isNegativeNumber, parseInteger } from '../util/numbers.js';
 
 /** A token's key is the part before the first `=` (`--k=v` → `--k`). */
 export function keyOf(token: string): string {
@@ -24,7 +22,7 @@ export function readEngineValue(args: readonly string[], names: readonly string[
     if (!names.includes(key)) continue;
     if (key !== token) return token.slice(key.length + 1);
     const next = args[i + 1];
-    if (next === undefined || (next.startsWith('-') && !NEGATIVE_NUMBER.test(next))) return undefined;
+    if (next === undefined || (next.startsWith('-') && !isNegativeNumber(next))) return undefined;
     return next;
   }
   return undefined;
@@ -39,12 +37,11 @@ export type EngineInt =
 export function readEngineInt(args: readonly string[], names: readonly string[]): EngineInt {
   const raw = readEngineValue(args, names);
   if (raw === undefined) return { kind: 'absent' };
-  const trimmed = raw.trim();
-  if (!INTEGER.test(trimmed)) return { kind: 'invalid', raw };
-  return { kind: 'value', value: Number.parseInt(trimmed, 10), raw };
+  const value = parseInteger(raw);
+  return value === null ? { kind: 'invalid', raw } : { kind: 'value', value, raw };
 }
 
-/** A vLLM-style positional model: only recognised as the first engine token (see serve-config). */
+/** A vLLM-style positional model: only recognised as the first engine token (see cli/serve/serve-args). */
 export function leadingPositional(args: readonly string[]): string | undefined {
   const first = args[0];
   return first !== undefined && !first.startsWith('-') ? first : undefined;

@@ -9,7 +9,6 @@ import { buildTokenspeedCommand, buildVllmCommand } from './engine-command.js';
 import { engineEnv, type Env } from './gpu-slices.js';
 import { LaunchError } from './launch-error.js';
 import { assertNoHandshakeCollision, zmqIpcUrl, zmqSocketDir } from './ports.js';
-import type { ServeConfig } from './serve-config.js';
 
 export interface EnginePlan {
   /** Replica index, 0-based, in worker-port order. */
@@ -28,10 +27,20 @@ export interface EnginePlan {
   readonly devices: readonly string[];
 }
 
-export type PlanConfig = Pick<
-  ServeConfig,
-  'backend' | 'python' | 'model' | 'engineArgs' | 'workerHost' | 'tensorParallelSize' | 'engineDataParallelSize'
->;
+/** What planning needs of `smg serve`'s parsed flags (the CLI's ServeConfig has all of it). */
+export interface PlanConfig {
+  readonly backend: RuntimeType;
+  /** Interpreter: argv[0] of every engine command. */
+  readonly python: string;
+  /** Engine model; undefined lets vLLM use its own default. */
+  readonly model: string | undefined;
+  /** Engine passthrough, verbatim and in order (the builders filter launcher-owned flags). */
+  readonly engineArgs: readonly string[];
+  readonly workerHost: string;
+  readonly tensorParallelSize: number;
+  /** Engine-level DP size E (grouped worker when > 1). */
+  readonly engineDataParallelSize: number;
+}
 
 export interface PlanOptions {
   /** Launcher environment: CUDA pool, SMG_ZMQ_SOCKET_DIR, inherited by children. Default process.env. */

@@ -20,6 +20,19 @@ export function isPortAvailable(port: number, host = '127.0.0.1'): Promise<boole
   });
 }
 
+/** A TCP port that was free a moment ago (the kernel's pick for port 0). */
+export function freeTcpPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
 export interface FindPortsOptions {
   readonly probe?: (port: number) => Promise<boolean>;
   /** Uniform in [0, 1), like Math.random. */

@@ -1,7 +1,7 @@
 /**
- * What `smg serve` does when it must stop (spec cli-and-api §2.11): drain the gateway first, then
- * stop the engines, then exit. Exit codes: 128 + signal number for signals (130 SIGINT, 143
- * SIGTERM), otherwise the code the caller asks for (0 normal, 1 error).
+ * The one shutdown path of `smg serve` and `smg launch` (spec cli-and-api §2.11): drain the
+ * gateway first, then stop the engines (serve only), then exit. Exit codes: 128 + signal number
+ * for signals (130 SIGINT, 143 SIGTERM), otherwise the code the caller asks for (0 normal, 1 error).
  *
  * SMG ignores a second signal during the drain; we force-exit on it (allowed by the spec) so a
  * user is never stuck behind a 180 s drain: engines get SIGKILL and the process exits at once.
@@ -15,12 +15,35 @@ export interface EngineStopper {
 }
 
 export interface ShutdownControllerOptions {
-  readonly engines: EngineStopper;
+  /** The engines to stop after the drain; absent for `smg launch` (gateway only). */
+  readonly engines?: EngineStopper;
   /** Readiness → draining, settle, stop accepting, wait for in-flight requests. */
   readonly drainGateway?: () => Promise<void>;
   readonly exit: (code: number) => void;
   readonly log?: LogFn;
 }
+
+/**
+ * Log texts. With engines they are the SMG launcher's (`Received signal 2, shutting down
+ * workers…`); the gateway alone names the signal the way `smg launch` always has.
+ */
+interface ShutdownTexts {
+  received(signal: NodeJS.Signals, signo: number): string;
+  again(signal: NodeJS.Signals, signo: number): string;
+  drainFailed(message: string): string;
+}
+
+const WITH_ENGINES: ShutdownTexts = {
+  received: (_signal, signo) => `Received signal ${signo}, shutting down workers…`,
+  again: (_signal, signo) => `Received signal ${signo} again, killing workers now`,
+  drainFailed: (message) => `Gateway drain failed: ${message}`,
+};
+
+const GATEWAY_ONLY: ShutdownTexts = {
+  received: (signal) => `Received ${signal}, shutting down…`,
+  again: (signal) => `Received ${signal} again; exiting without waiting for the drain`,
+  drainFailed: (message) => `Error during shutdown: ${message}`,
+};
 
 export function signalExitCode(signal: NodeJS.Signals): number {
   return 128 + (constants.signals[signal] ?? 0);
@@ -29,10 +52,12 @@ export function signalExitCode(signal: NodeJS.Signals): number {
 export class ShutdownController {
   private stopping = false;
   private readonly log: LogFn;
+  private readonly texts: ShutdownTexts;
   private drainGateway: (() => Promise<void>) | undefined;
 
   constructor(private readonly opts: ShutdownControllerOptions) {
     this.log = opts.log ?? (() => {});
+    this.texts = opts.engines ? WITH_ENGINES : GATEWAY_ONLY;
     this.drainGateway = opts.drainGateway;
   }
 
@@ -40,7 +65,7 @@ export class ShutdownController {
     return this.stopping;
   }
 
-  /** The gateway's drain hook may be wired after engines start; the controller exists earlier. */
+  /** The gateway's drain hook is wired once it has bound; the controller (and its signal handlers) exist earlier. */
   setDrainGateway(drain: () => Promise<void>): void {
     this.drainGateway = drain;
   }
@@ -48,13 +73,13 @@ export class ShutdownController {
   async onSignal(signal: NodeJS.Signals): Promise<void> {
     const signo = constants.signals[signal] ?? 0;
     if (this.stopping) {
-      this.log('warn', `Received signal ${signo} again, killing workers now`);
-      this.opts.engines.killAll('SIGKILL');
+      this.log('warn', this.texts.again(signal, signo));
+      this.opts.engines?.killAll('SIGKILL');
       this.opts.exit(signalExitCode(signal));
       return;
     }
     this.stopping = true;
-    this.log('info', `Received signal ${signo}, shutting down workers…`);
+    this.log('info', this.texts.received(signal, signo));
     await this.drainThenStop();
     this.opts.exit(signalExitCode(signal));
   }
@@ -75,9 +100,9 @@ export class ShutdownController {
       try {
         await this.drainGateway();
       } catch (err) {
-        this.log('error', `Gateway drain failed: ${(err as Error).message}`);
+        this.log('error', this.texts.drainFailed((err as Error).message));
       }
     }
-    await this.opts.engines.shutdown();
+    await this.opts.engines?.shutdown();
   }
 }

@@ -1,17 +1,12 @@
 /**
- * Adapter from the vLLM dialect's engine-side helpers to the mock's wire seam (wire.ts): strict
+ * Adapter from the engine side of the vLLM wire (wire/vllm/) to the mock's wire seam (wire/seam.ts): strict
  * input decode with the real engine's consequences, and envelope encoding.
  */
-import {
-  ENGINE_CORE_DEAD,
-  RequestType,
-  decodeEngineInput,
-  encodeOutputs,
-  type ParsedAddRequest,
-} from '../engine/dialects/vllm/index.js';
+import { ENGINE_CORE_DEAD, RequestType } from '../engine/dialects/vllm/index.js';
+import { decodeEngineInput, encodeOutputs, type ParsedAddRequest } from './wire/vllm/index.js';
 import type { RankCodec } from './rank.js';
 import type { MockRequest } from './request.js';
-import { InputRejected, type Envelope, type InputMessage } from './wire.js';
+import { InputRejected, type Envelope, type InputMessage } from './wire/seam.js';
 
 /** The 16-byte death sentinel, a single frame. */
 export const ENGINE_CORE_DEAD_FRAME: Buffer = ENGINE_CORE_DEAD;

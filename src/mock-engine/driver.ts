@@ -8,7 +8,7 @@
 import type { Logger } from '../util/logger.js';
 import type { MockRank } from './rank.js';
 import { tick, type Signal } from './signal.js';
-import { monotonicSeconds } from './wire.js';
+import { monotonicSeconds } from './wire/seam.js';
 import { EXTRA_LOAD_STEP_MS } from './rank-load.js';
 
 /** vLLM all-reduces "any unfinished requests?" only every this many lockstep steps. */

@@ -11,7 +11,7 @@ import { handshakeRank, type RankSockets } from './handshake.js';
 import { MockProcess } from './lifecycle.js';
 import type { FaultMode } from './mock-flags.js';
 import { MockRank, type RankCodec, type RankHost } from './rank.js';
-import { encodeRegistration } from '../engine/dialects/vllm/index.js';
+import { encodeRegistration } from './wire/vllm/index.js';
 import { registrationFor } from './registration.js';
 import { RankScheduler } from './scheduler.js';
 import { sleep } from './signal.js';

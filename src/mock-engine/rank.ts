@@ -12,7 +12,7 @@ import type { Signal } from './signal.js';
 import { SendQueue } from './sockets.js';
 import { callUtility } from './utility.js';
 import { withExtraLoad, type RankLoad } from './rank-load.js';
-import { emptyEnvelope, InputRejected, monotonicSeconds, type Envelope, type InputMessage } from './wire.js';
+import { emptyEnvelope, InputRejected, monotonicSeconds, type Envelope, type InputMessage } from './wire/seam.js';
 
 export interface RankCodec {
   decodeInput(frames: Buffer[]): InputMessage;

@@ -3,7 +3,7 @@
  * engine would report after "loading" with these settings.
  */
 import { randomUUID } from 'node:crypto';
-import type { VllmReadyResponse } from '../engine/dialects/vllm/index.js';
+import type { VllmReadyResponse } from './wire/vllm/index.js';
 import type { MockArgs } from './args.js';
 
 export function registrationFor(a: MockArgs, rank: number, maxModelLen: number): VllmReadyResponse {

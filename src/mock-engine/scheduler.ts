@@ -5,7 +5,7 @@
  * exists so the load numbers in scheduler_stats are the mock's own, not invented.
  */
 import type { Generator } from './generator.js';
-import type { WirePrefillStats } from '../engine/dialects/vllm/index.js';
+import type { WirePrefillStats } from './wire/vllm/index.js';
 import type { TokenLogprob } from '../engine/types.js';
 import { effectiveK, promptLogprobs, sampleLogprobs } from './logprobs.js';
 import { checkStop, FINISH, toLive, type LiveRequest, type MockRequest } from './request.js';

@@ -3,7 +3,6 @@
  * log. Used by the mock engine's own e2e tests and by any gateway test that needs real engines.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 const SMG_BIN = fileURLToPath(new URL('../../bin/smg.js', import.meta.url));
@@ -124,15 +123,5 @@ export function spawnMockEngine(o: SpawnMockOptions): MockEngineProcess {
   return spawnMockEngineArgv(argv, o.env);
 }
 
-/** A TCP port that was free a moment ago (the kernel's pick for port 0). */
-export function freeTcpPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}
+// Kept here for the tests that spawn mock engines; it lives with the launcher's port helpers.
+export { freeTcpPort } from '../launcher/ports.js';

@@ -9,11 +9,10 @@ import {
   defaultSamplingParams,
   encodeTokenSpeedAbort,
   encodeTokenSpeedAddFields,
-  encodeTokenSpeedHello,
-  encodeTokenSpeedReady,
   normalizeTokenSpeedSampling,
   type TsSamplingParams,
 } from '../../src/engine/dialects/tokenspeed/index.js';
+import { encodeTokenSpeedHello, encodeTokenSpeedReady } from '../../src/mock-engine/wire/tokenspeed/index.js';
 import { decodeMsgpack } from '../../src/engine/msgpack/reader.js';
 import { encodeWith } from '../../src/engine/msgpack/writer.js';
 import { freeTcpPort, spawnMockEngineArgv } from '../../src/mock-engine/spawn.js';

@@ -4,8 +4,8 @@ import { defaultGatewayConfig, type GatewayConfig } from '../../src/gateway/conf
 import { createGatewayContext } from '../../src/gateway/context.js';
 import { createCountTokensHandler, createMessagesHandler } from '../../src/api/anthropic/handler.js';
 import type { ApiDeps as RouteDeps } from '../../src/api/types.js';
-import { FakeConnector } from '../../src/workers/testing/fake-engine.js';
-import { captureLogger } from '../../src/workers/testing/log-capture.js';
+import { FakeConnector } from '../support/fake-engine.js';
+import { captureLogger } from '../support/log-capture.js';
 
 const URL_A = 'ipc:///tmp/smg-app/engine-a';
 const URL_B = 'ipc:///tmp/smg-app/engine-b';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { defaultGatewayConfig } from '../../src/gateway/config.js';
 import { startGateway } from '../../src/gateway/server.js';
-import { FakeConnector } from '../../src/workers/testing/fake-engine.js';
-import { captureLogger } from '../../src/workers/testing/log-capture.js';
+import { FakeConnector } from '../support/fake-engine.js';
+import { captureLogger } from '../support/log-capture.js';
 
 const URL_A = 'ipc:///tmp/smg-server/engine-a';
 

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/gateway/app.js';
 import { defaultGatewayConfig, type GatewayConfig } from '../../src/gateway/config.js';
 import { createGatewayContext } from '../../src/gateway/context.js';
-import { FakeConnector } from '../../src/workers/testing/fake-engine.js';
-import { captureLogger } from '../../src/workers/testing/log-capture.js';
+import { FakeConnector } from '../support/fake-engine.js';
+import { captureLogger } from '../support/log-capture.js';
 
 const URL_A = 'ipc:///tmp/smg-api/engine-a';
 

@@ -5,20 +5,22 @@
 import { describe, expect, it } from 'vitest';
 import { encodeWith, type MsgpackWriter } from '../../src/engine/msgpack/writer.js';
 import {
-  admitTokenSpeedRequest,
-  DEFAULT_ADMISSION_CONFIG,
-  decodeTokenSpeedInput,
   defaultSamplingParams,
   normalizeTokenSpeedSampling,
   SAMPLING_LAYOUT,
-  tokenspeedEngineIndex,
-  tokenspeedIdentity,
   TOP_K_ALL,
   writeTokenSpeedSampling,
-  type TsAddRequest,
-  type TsAdmissionConfig,
   type TsSamplingParams,
 } from '../../src/engine/dialects/tokenspeed/index.js';
+import {
+  admitTokenSpeedRequest,
+  DEFAULT_ADMISSION_CONFIG,
+  decodeTokenSpeedInput,
+  tokenspeedEngineIndex,
+  tokenspeedIdentity,
+  type TsAddRequest,
+  type TsAdmissionConfig,
+} from '../../src/mock-engine/wire/tokenspeed/index.js';
 
 type W = (w: MsgpackWriter) => void;
 const val =

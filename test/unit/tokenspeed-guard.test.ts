@@ -7,15 +7,17 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
-  admitTokenSpeedRequest,
-  decodeTokenSpeedInput,
   PROMPT_LOGPROBS_UNSUPPORTED,
   tokenspeedDialect,
   TOP_K_ALL,
   WireFieldError,
+} from '../../src/engine/dialects/tokenspeed/index.js';
+import {
+  admitTokenSpeedRequest,
+  decodeTokenSpeedInput,
   type TsAddRequest,
   type TsAdmissionConfig,
-} from '../../src/engine/dialects/tokenspeed/index.js';
+} from '../../src/mock-engine/wire/tokenspeed/index.js';
 import { MAX_JSON_DEPTH } from '../../src/engine/dialects/guard-checks.js';
 import { WireEncodeError, type EngineRequest, type SamplingSpec } from '../../src/engine/types.js';
 import { TOKENSPEED_VALID_CASES } from '../support/guard-cases.js';

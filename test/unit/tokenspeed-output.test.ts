@@ -6,16 +6,15 @@
 import { describe, expect, it } from 'vitest';
 import { encodeWith } from '../../src/engine/msgpack/writer.js';
 import { WireDecodeError, type OutputEvent } from '../../src/engine/types.js';
+import { encodeTokenSpeedAddPayload, tokenspeedDialect } from '../../src/engine/dialects/tokenspeed/index.js';
 import {
   admissionAbortRow,
   decodeTokenSpeedInput,
   defaultRegistrationInfo,
-  encodeTokenSpeedAddPayload,
   encodeTokenSpeedBatch,
   encodeTokenSpeedRegistration,
-  tokenspeedDialect,
   type TsOutputRow,
-} from '../../src/engine/dialects/tokenspeed/index.js';
+} from '../../src/mock-engine/wire/tokenspeed/index.js';
 
 const TAG = 'BatchTokenIDOutSlim';
 

@@ -3,18 +3,17 @@
  * (wire-tokenspeed §4.3–4.7, request-pipeline §5.5), checked on the wire bytes where it matters.
  */
 import { describe, expect, it } from 'vitest';
-import { readTyped, type TypedValue } from '../../src/engine/msgpack/reader.js';
+import { readTyped, type TypedValue } from '../../src/mock-engine/wire/typed-reader.js';
 import { WireEncodeError, type EngineRequest, type SamplingSpec } from '../../src/engine/types.js';
 import {
-  decodeTokenSpeedInput,
   defaultSamplingParams,
   normalizeTokenSpeedSampling,
   SAMPLING_LAYOUT,
   tokenspeedDialect,
   toTokenSpeedSampling,
   TOP_K_ALL,
-  type TsAddRequest,
 } from '../../src/engine/dialects/tokenspeed/index.js';
+import { decodeTokenSpeedInput, type TsAddRequest } from '../../src/mock-engine/wire/tokenspeed/index.js';
 
 function spec(over: Partial<SamplingSpec> = {}): SamplingSpec {
   return {

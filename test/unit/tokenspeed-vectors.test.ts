@@ -6,10 +6,14 @@ import { describe, expect, it } from 'vitest';
 import { decodeInit, encodeInit } from '../../src/engine/handshake-messages.js';
 import type { EngineRequest, SamplingSpec } from '../../src/engine/types.js';
 import {
+  encodeTokenSpeedAddFields,
+  tokenspeedDialect,
+  toTokenSpeedSampling,
+} from '../../src/engine/dialects/tokenspeed/index.js';
+import {
   admitTokenSpeedRequest,
   DEFAULT_ADMISSION_CONFIG,
   defaultRegistrationInfo,
-  encodeTokenSpeedAddFields,
   encodeTokenSpeedBatch,
   encodeTokenSpeedHello,
   encodeTokenSpeedReady,
@@ -18,12 +22,10 @@ import {
   decodeTokenSpeedInput,
   tokenspeedDataPlane,
   tokenspeedDeathFrame,
-  tokenspeedDialect,
   tokenspeedIdentity,
-  toTokenSpeedSampling,
   type TsAddRequest,
   type TsOutputBatch,
-} from '../../src/engine/dialects/tokenspeed/index.js';
+} from '../../src/mock-engine/wire/tokenspeed/index.js';
 import { samplingSpec } from '../support/sampling.js';
 
 const hex = (s: string): Buffer => Buffer.from(s.replace(/\s+/g, ''), 'hex');

@@ -5,7 +5,8 @@
  * the fake engine's strict decoder (spec wire-vllm §3.2–§3.4, §3.9, §4.2).
  */
 import { describe, expect, it } from 'vitest';
-import { decodeEngineInput, encodeAdd, MAX_LOGPROBS, WireFieldError } from '../../src/engine/dialects/vllm/index.js';
+import { encodeAdd, MAX_LOGPROBS, WireFieldError } from '../../src/engine/dialects/vllm/index.js';
+import { decodeEngineInput } from '../../src/mock-engine/wire/vllm/index.js';
 import { MAX_JSON_DEPTH } from '../../src/engine/dialects/guard-checks.js';
 import { WireEncodeError, type EngineRequest, type SamplingSpec } from '../../src/engine/types.js';
 import { VLLM_VALID_CASES } from '../support/guard-cases.js';

@@ -1,7 +1,8 @@
 /** The shared msgpack writer and typed reader, cross-checked against @msgpack/msgpack. */
 import { encode } from '@msgpack/msgpack';
 import { describe, expect, it } from 'vitest';
-import { decodeMsgpack, readTyped, toPlain } from '../../src/engine/msgpack/reader.js';
+import { decodeMsgpack } from '../../src/engine/msgpack/reader.js';
+import { readTyped, toPlain } from '../../src/mock-engine/wire/typed-reader.js';
 import { MsgpackWriter, encodeWith } from '../../src/engine/msgpack/writer.js';
 import { WireDecodeError } from '../../src/engine/types.js';
 

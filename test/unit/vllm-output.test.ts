@@ -1,12 +1,7 @@
 /** Gateway-side output decoding: tolerance rules (spec wire-vllm §4.2, §5) and logprob arrays. */
 import { describe, expect, it } from 'vitest';
-import {
-  decodeLogprobRows,
-  decodeOutput,
-  encodeOutputs,
-  writeLogprobRows,
-  type WireOutputs,
-} from '../../src/engine/dialects/vllm/index.js';
+import { decodeLogprobRows, decodeOutput } from '../../src/engine/dialects/vllm/index.js';
+import { encodeOutputs, writeLogprobRows, type WireOutputs } from '../../src/mock-engine/wire/vllm/index.js';
 import { encodeWith } from '../../src/engine/msgpack/writer.js';
 import { decodeMsgpack } from '../../src/engine/msgpack/reader.js';
 import { WireDecodeError, type OutputEvent, type TokenLogprob } from '../../src/engine/types.js';

@@ -1,6 +1,7 @@
 /** Registration (EngineCoreReadyResponse) decode rules, spec wire-vllm §2.3. */
 import { describe, expect, it } from 'vitest';
-import { decodeRegistration, encodeRegistration, type VllmReadyResponse } from '../../src/engine/dialects/vllm/index.js';
+import { decodeRegistration } from '../../src/engine/dialects/vllm/index.js';
+import { encodeRegistration, type VllmReadyResponse } from '../../src/mock-engine/wire/vllm/index.js';
 import { encodeWith } from '../../src/engine/msgpack/writer.js';
 import { WireDecodeError } from '../../src/engine/types.js';
 

@@ -1,6 +1,6 @@
 /** Fake-engine side: decoding requests as strictly as msgspec + SamplingParams (spec §3.3, §3.9). */
 import { describe, expect, it } from 'vitest';
-import { decodeEngineInput, type EngineInput } from '../../src/engine/dialects/vllm/index.js';
+import { decodeEngineInput, type EngineInput } from '../../src/mock-engine/wire/vllm/index.js';
 import { encodeWith, type MsgpackWriter } from '../../src/engine/msgpack/writer.js';
 import { addPayload, addWithSampling, frames } from './vllm-fixtures.js';
 

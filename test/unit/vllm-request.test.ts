@@ -1,7 +1,8 @@
 /** Gateway-side ADD encoding: sampling map rules (spec wire-vllm §3.3, §3.4, Errata 2). */
 import { describe, expect, it } from 'vitest';
-import { decodeEngineInput, encodeAdd, type ParsedAddRequest } from '../../src/engine/dialects/vllm/index.js';
-import { readTyped, toPlain } from '../../src/engine/msgpack/reader.js';
+import { encodeAdd } from '../../src/engine/dialects/vllm/index.js';
+import { decodeEngineInput, type ParsedAddRequest } from '../../src/mock-engine/wire/vllm/index.js';
+import { readTyped, toPlain } from '../../src/mock-engine/wire/typed-reader.js';
 import { WireEncodeError, type SamplingSpec, type StructuredConstraint } from '../../src/engine/types.js';
 import { r1Request } from './vllm-fixtures.js';
 

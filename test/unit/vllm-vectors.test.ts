@@ -5,18 +5,20 @@
 import { describe, expect, it } from 'vitest';
 import {
   ENGINE_CORE_DEAD,
-  decodeEngineInput,
   decodeOutput,
   decodeRegistration,
   encodeAbort,
   encodeAdd,
-  encodeOutputs,
-  encodeRegistration,
   encodeStartWave,
   encodeUtility,
+} from '../../src/engine/dialects/vllm/index.js';
+import {
+  decodeEngineInput,
+  encodeOutputs,
+  encodeRegistration,
   type VllmReadyResponse,
   type WireOutput,
-} from '../../src/engine/dialects/vllm/index.js';
+} from '../../src/mock-engine/wire/vllm/index.js';
 import { encodeWith } from '../../src/engine/msgpack/writer.js';
 import type { RequestOutput } from '../../src/engine/types.js';
 import { VLLM_VECTORS as V, frames, hex, r1Request, R1_FIELDS } from './vllm-fixtures.js';

@@ -5,8 +5,8 @@ import type { EngineError } from '../../src/engine/client-types.js';
 import { EngineDeathError } from '../../src/engine/engine-death.js';
 import type { ConnectEngineFn } from '../../src/workers/connect.js';
 import type { EngineDeathEvent } from '../../src/workers/engine-deaths.js';
-import { FakeConnector, FakeEngineClient } from '../../src/workers/testing/fake-engine.js';
-import { captureLogger } from '../../src/workers/testing/log-capture.js';
+import { FakeConnector, FakeEngineClient } from '../support/fake-engine.js';
+import { captureLogger } from '../support/log-capture.js';
 import { InMemoryTokenizerRegistry } from '../../src/workers/tokenizer-registry.js';
 import { defaultSpec } from '../../src/workers/types.js';
 

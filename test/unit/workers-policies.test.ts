@@ -4,7 +4,7 @@ import { createPolicy } from '../../src/workers/policies/index.js';
 import { blockChain } from '../../src/workers/policies/prefix-index.js';
 import type { RoutableWorker } from '../../src/workers/policies/policy.js';
 import { WorkerSelector } from '../../src/workers/selector.js';
-import { captureLogger } from '../../src/workers/testing/log-capture.js';
+import { captureLogger } from '../support/log-capture.js';
 import type { PolicyName } from '../../src/workers/types.js';
 import type { Worker } from '../../src/workers/worker.js';
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { defaultGatewayConfig, workersConfigOf } from '../../src/gateway/config.js';
 import { handshakeAddressFor } from '../../src/engine/fnv-port.js';
 import { RegistrationError, resolveWorker, type RegistrationEnv } from '../../src/workers/registration.js';
-import { captureLogger } from '../../src/workers/testing/log-capture.js';
+import { captureLogger } from '../support/log-capture.js';
 import { defaultSpec, type WorkerSpec } from '../../src/workers/types.js';
 import { checkWorkerUrl } from '../../src/workers/url-checks.js';
 

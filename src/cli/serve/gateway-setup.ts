@@ -6,11 +6,15 @@
  * is spawned (clone decision, §2.9: SMG validates only after launching the engines).
  */
 import type { GatewayConfig } from '../../gateway/config.js';
-import { parseLaunchArgv } from '../../gateway/launch-args.js';
 import { configWarnings, validateGatewayConfig } from '../../gateway/validate-config.js';
-import { buildGatewayConfig, toLaunchArgv, type LogLine } from '../../launcher/gateway-config.js';
-import type { ServeConfig } from '../../launcher/serve-config.js';
-import { isCompatOnlyRouterFlag } from './router-flags.js';
+import { routerFlag } from '../flags/table.js';
+import { parseLaunchArgv } from '../launch/args.js';
+import { buildGatewayConfig, toLaunchArgv, type LogLine } from './gateway-config.js';
+import type { ServeConfig } from './serve-args.js';
+
+/** A `--router-` setting `smg launch` has no flag for: serve-only, or SMG-compatibility only. */
+const notALaunchFlag = (name: string): boolean => routerFlag(name)?.applies.includes('launch') !== true;
+const isCompatOnly = (name: string): boolean => routerFlag(name)?.compat === true;
 
 export type GatewaySetup =
   | {
@@ -27,7 +31,7 @@ export type GatewaySetup =
 function userRouterArgv(router: ServeConfig['router']): string[] {
   const argv: string[] = [];
   for (const [name, value] of Object.entries(router)) {
-    if (isCompatOnlyRouterFlag(name) || name === 'disable-arg-fallback') continue;
+    if (notALaunchFlag(name)) continue;
     if (value === true) argv.push(`--${name}`);
     else if (Array.isArray(value)) argv.push(`--${name}`, ...value);
     else argv.push(`--${name}=${value}`);
@@ -50,7 +54,7 @@ export function serveGatewaySetup(serve: ServeConfig, workerUrls: readonly strin
 
   const other = { ...built.config.other };
   for (const name of Object.keys(other)) {
-    if (!isCompatOnlyRouterFlag(name)) continue;
+    if (!isCompatOnly(name)) continue;
     delete other[name];
     logLines.push({ level: 'warn', message: `--router-${name} is accepted for SMG compatibility and has no effect in this gateway` });
   }

@@ -6,10 +6,10 @@
 import type { GatewayConfig } from '../../gateway/config.js';
 import { findWorkerPorts, type FindPortsOptions } from '../../launcher/ports.js';
 import { planEngines, type EnginePlan } from '../../launcher/engine-plan.js';
-import type { LogLine } from '../../launcher/gateway-config.js';
 import { LaunchError } from '../../launcher/launch-error.js';
-import type { ServeConfig } from '../../launcher/serve-config.js';
+import type { LogLine } from './gateway-config.js';
 import { serveGatewaySetup } from './gateway-setup.js';
+import type { ServeConfig } from './serve-args.js';
 
 export interface PreparedServe {
   readonly config: ServeConfig;

@@ -8,7 +8,7 @@ import {
   encodeTokenSpeedRegistration,
   tokenspeedDeathFrame,
   tokenspeedEngineIndex,
-} from '../../engine/dialects/tokenspeed/index.js';
+} from '../wire/tokenspeed/index.js';
 import type { Logger } from '../../util/logger.js';
 import { DEFAULT_MAX_MODEL_LEN } from '../engine.js';
 import { chooseGenerator } from '../generator.js';

@@ -5,7 +5,7 @@
  */
 import type { Dealer, Push } from 'zeromq';
 import { decodeMsgpack } from '../../engine/msgpack/reader.js';
-import { encodeTokenSpeedHello, encodeTokenSpeedReady, tokenspeedEngineIndex } from '../../engine/dialects/tokenspeed/index.js';
+import { encodeTokenSpeedHello, encodeTokenSpeedReady, tokenspeedEngineIndex } from '../wire/tokenspeed/index.js';
 import type { Logger } from '../../util/logger.js';
 import { StartupError } from '../handshake.js';
 import { sleep } from '../signal.js';

@@ -6,18 +6,17 @@
  * ADD with that rid for 300 s.
  */
 import type { Dealer, Push } from 'zeromq';
+import { ABORTED_RID_MEMORY_MS, type BatchArity } from '../../engine/dialects/tokenspeed/index.js';
 import {
-  ABORTED_RID_MEMORY_MS,
   admissionAbortRow,
   admitTokenSpeedRequest,
   decodeTokenSpeedInput,
   encodeTokenSpeedBatch,
-  type BatchArity,
   type TsAddRequest,
   type TsAdmissionConfig,
   type TsLoadSnapshot,
   type TsOutputRow,
-} from '../../engine/dialects/tokenspeed/index.js';
+} from '../wire/tokenspeed/index.js';
 import type { Logger } from '../../util/logger.js';
 import type { FaultTrigger } from '../faults.js';
 import { FINISH, type MockRequest } from '../request.js';

@@ -3,7 +3,8 @@
  * when a row is due (wire-tokenspeed §6.3). The scheduler samples one token per step; this decides
  * whether that step shows the request in its batch, so no token is ever lost, whatever the cadence.
  */
-import type { TsOutputRow, WireFinish } from '../../engine/dialects/tokenspeed/index.js';
+import type { WireFinish } from '../../engine/dialects/tokenspeed/index.js';
+import type { TsOutputRow } from '../wire/tokenspeed/index.js';
 
 /** Non-streaming requests still get a row at the 1st token and every this-many tokens. */
 export const NON_STREAM_ROW_EVERY = 50;

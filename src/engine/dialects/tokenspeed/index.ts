@@ -1,12 +1,11 @@
 /**
  * TokenSpeed headless wire dialect (spec wire-tokenspeed.md).
  *
- * Gateway side: `tokenspeedDialect` plus its pieces. Engine side (fake engines): strict input
- * decoding with the engine's finalization, admission checks as data, output-batch, registration
- * and identity encoding.
+ * Gateway side only: `tokenspeedDialect` plus its pieces and the wire constants both ends share.
+ * The engine side (strict input decoding with the engine's finalization, admission checks,
+ * output-batch, registration and identity encoding) belongs to the mock engine:
+ * src/mock-engine/wire/tokenspeed/.
  */
-
-// ---- gateway side
 export { tokenspeedDialect } from './dialect.js';
 export {
   encodeTokenSpeedAdd,
@@ -24,28 +23,3 @@ export { toTokenSpeedSampling, normalizeTokenSpeedSampling } from './sampling-no
 export { writeTokenSpeedSampling } from './sampling-write.js';
 export { SAMPLING_LAYOUT, defaultSamplingParams, type TsSamplingParams, type SlotKind } from './sampling-layout.js';
 export * from './wire-constants.js';
-
-// ---- engine side
-export type { TsAddRequest, TsInputMessage, TsOutputRow, TsOutputBatch, TsLoadSnapshot } from './engine/types.js';
-export { decodeTokenSpeedInput } from './engine/input-decode.js';
-export {
-  admitTokenSpeedRequest,
-  admissionAbortRow,
-  DEFAULT_ADMISSION_CONFIG,
-  LOGPROBS_DISABLED_MESSAGE,
-  type TsAdmissionConfig,
-} from './engine/admission.js';
-export { encodeTokenSpeedBatch, tokenspeedDeathFrame } from './engine/output-encode.js';
-export {
-  encodeTokenSpeedHello,
-  encodeTokenSpeedReady,
-  encodeTokenSpeedRegistration,
-  defaultRegistrationInfo,
-  tokenspeedEngineIndex,
-  tokenspeedIdentity,
-  tokenspeedDataPlane,
-  TOKENSPEED_STATUS_OPTIONS,
-  type TsRegistrationInfo,
-  type RegistrationVariant,
-} from './engine/handshake.js';
-export { crc32 } from './engine/crc32.js';

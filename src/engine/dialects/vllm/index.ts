@@ -1,9 +1,9 @@
 /**
  * The vLLM v1 EngineCore dialect (spec wire-vllm.md).
  *
- * Gateway side: `vllmDialect` (the `Dialect` seam) plus `encodeUtility`.
- * Engine side (fake engines): `decodeEngineInput`, `encodeOutputs`, `encodeRegistration`,
- * `ENGINE_CORE_DEAD`.
+ * Gateway side only: `vllmDialect` (the `Dialect` seam) plus `encodeUtility` and the wire
+ * constants both ends share. The engine side (strict input decoding, output and registration
+ * encoding) belongs to the mock engine: src/mock-engine/wire/vllm/.
  */
 import type { Dialect } from '../../types.js';
 import { decodeOutput } from './output.js';
@@ -33,21 +33,6 @@ export { checkSamplingSpec } from './sampling.js';
 export { MAX_LOGPROBS, guardEngineRequest, guardSamplingSpec } from './guard.js';
 export { WireFieldError } from '../guard-checks.js';
 export { decodeOutput } from './output.js';
-export { decodeRegistration, encodeRegistration } from './registration.js';
-export type { EncodeRegistrationOptions, VllmReadyResponse } from './registration.js';
-export { decodeAddPayload, decodeEngineInput } from './request-decode.js';
-export type { EngineInput, ParsedAddRequest } from './request-decode.js';
-export type { ParsedRepetitionDetection, ParsedSamplingParams, ParsedStructuredOutputs } from './sampling-decode.js';
-export { encodeOutputs } from './output-encode.js';
-export type {
-  EncodeOutputsOptions,
-  WireEvent,
-  WireOutput,
-  WireOutputs,
-  WirePrefillStats,
-  WirePrefixCacheStats,
-  WireSchedulerStats,
-  WireUtilityOutput,
-} from './output-encode.js';
-export { decodeLogprobRows, decodeNdArray, parseDType, writeLogprobRows, writeNdArray } from './logprobs.js';
+export { decodeRegistration } from './registration.js';
+export { decodeLogprobRows, decodeNdArray, parseDType } from './logprobs.js';
 export { samplingViolation } from './sampling-rules.js';
