@@ -2,36 +2,13 @@
  * Worker ports, ipc URLs, the handshake-collision check and TokenSpeed's store port
  * (spec cli-and-api §2.4). The bind probe and the random source are injectable for tests.
  */
-import { createServer } from 'node:net';
 import { handshakePortFor } from '../engine/fnv-port.js';
+import { isPortAvailable } from '../util/tcp-ports.js';
 import { LaunchError } from './launch-error.js';
 
+export { freeTcpPort, isPortAvailable } from '../util/tcp-ports.js';
+
 const MAX_PORT = 65535;
-
-/** True when a TCP socket can bind 127.0.0.1:<port> (always loopback, whatever --worker-host is). */
-export function isPortAvailable(port: number, host = '127.0.0.1'): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.unref();
-    server.once('error', () => resolve(false));
-    server.listen({ host, port, exclusive: true }, () => {
-      server.close(() => resolve(true));
-    });
-  });
-}
-
-/** A TCP port that was free a moment ago (the kernel's pick for port 0). */
-export function freeTcpPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 export interface FindPortsOptions {
   readonly probe?: (port: number) => Promise<boolean>;

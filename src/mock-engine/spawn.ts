@@ -124,4 +124,4 @@ export function spawnMockEngine(o: SpawnMockOptions): MockEngineProcess {
 }
 
 // Kept here for the tests that spawn mock engines; it lives with the launcher's port helpers.
-export { freeTcpPort } from '../launcher/ports.js';
+export { freeTcpPort } from '../util/tcp-ports.js';
