@@ -2,6 +2,8 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
+    // Real tokenizers too big to install with the project are fetched once, up front.
+    globalSetup: ['test/support/global-setup.ts'],
     projects: [
       {
         test: {

@@ -24,3 +24,14 @@ export const deepseekV3Model = (dir: string) => modelDir(dir, 'DeepSeek-V3', ens
 
 /** Llama 3.1 (3.1 special-token names) as `Llama-3.1-8B-Instruct`: EOS <|end_of_text|>, <|eom_id|>, <|eot_id|>. */
 export const llama31Model = (dir: string) => modelDir(dir, 'Llama-3.1-8B-Instruct', llama31ModelDir(), [128001, 128008, 128009]);
+
+/**
+ * gpt-oss (the o200k Harmony tokenizer, no chat template) as `gpt-oss-20b`, with a config.json
+ * saying `model_type: gpt_oss` as the real snapshot does. EOS ids are generation_config's:
+ * <|return|>, <|endoftext|>, <|call|>.
+ */
+export async function gptOssModel(dir: string): Promise<string> {
+  const model = await modelDir(dir, 'gpt-oss-20b', ensureTokenizerFixture('gptoss'), [200002, 199999, 200012]);
+  await writeFile(join(model, 'config.json'), JSON.stringify({ model_type: 'gpt_oss', architectures: ['GptOssForCausalLM'], max_position_embeddings: 131072 }));
+  return model;
+}
