@@ -56,6 +56,13 @@ export abstract class TokenStreamParser implements StreamingParser {
   protected toolIndex = 0;
   private items: ParsedItem[] = [];
   protected readonly declared: ReadonlyMap<string, ToolSchema>;
+  /** The item emitters, for helpers that report calls on this parser's behalf. */
+  protected readonly emitter = {
+    text: (s: string) => this.text(s),
+    startCall: (name: string) => this.startCall(name),
+    args: (s: string) => this.args(s),
+    endCall: () => this.endCall(),
+  };
 
   constructor(tools: readonly ToolSchema[]) {
     const m = new Map<string, ToolSchema>();
