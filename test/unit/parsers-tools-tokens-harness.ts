@@ -62,27 +62,34 @@ export function* atomicAllSplits(text: string, atoms: readonly string[]): Genera
   }
 }
 
-/** What every parser's stream must satisfy, whatever the split. */
-export function checkStructure(items: readonly ParsedItem[]): void {
+/**
+ * What every parser's stream must satisfy, whatever the split: calls numbered 0, 1, … in order,
+ * arguments only for the latest started call, and each call's arguments one JSON object.
+ * Returns a description of the first violation, or null.
+ */
+export function structureProblem(items: readonly ParsedItem[]): string | null {
   let next = 0;
-  const open = new Set<number>();
-  const args = new Map<number, string>();
+  const args: string[] = [];
   for (const it of items) {
     if (it.kind === 'tool_start') {
-      expect(it.tool).toBe(next);
+      if (it.tool !== next) return `tool_start ${it.tool}, expected ${next}`;
       next++;
-      open.add(it.tool);
-      args.set(it.tool, '');
+      args.push('');
     } else if (it.kind === 'tool_args') {
-      expect(open.has(it.tool)).toBe(true);
-      expect(it.tool).toBe(next - 1); // arguments belong to the latest call
-      args.set(it.tool, args.get(it.tool)! + it.text);
+      if (it.tool !== next - 1) return `tool_args for ${it.tool} while the latest call is ${next - 1}`;
+      args[it.tool] += it.text;
     }
   }
-  for (const a of args.values()) {
-    const v: unknown = JSON.parse(a);
-    expect(typeof v === 'object' && v !== null && !Array.isArray(v)).toBe(true);
+  for (let i = 0; i < args.length; i++) {
+    let v: unknown;
+    try {
+      v = JSON.parse(args[i]);
+    } catch {
+      return `call ${i} arguments are not JSON: ${args[i]}`;
+    }
+    if (typeof v !== 'object' || v === null || Array.isArray(v)) return `call ${i} arguments are not an object: ${args[i]}`;
   }
+  return null;
 }
 
 /** Streaming over each split folds to the non-streaming result, with a sound item structure. */
@@ -93,7 +100,7 @@ export function expectStreamMatchesParse(
   splits: Iterable<string[]>,
 ): number {
   const whole = spec.parse(text, tools);
-  checkStructure(whole);
+  expect(structureProblem(whole)).toBeNull();
   const expected = foldItems(whole);
   let count = 0;
   for (const deltas of splits) {
@@ -102,7 +109,8 @@ export function expectStreamMatchesParse(
     if (JSON.stringify(got) !== JSON.stringify(expected)) {
       expect({ deltas, got }).toEqual({ deltas, got: expected });
     }
-    checkStructure(items);
+    const problem = structureProblem(items);
+    if (problem) expect({ deltas, problem }).toEqual({ deltas, problem: null });
     count++;
   }
   return count;
