@@ -123,7 +123,7 @@ export class JsonTokenizer {
       this.pos = i;
       if (this.state === STRING) i = this.scanString(text, i);
       // false: the character is re-examined in the new state (it ended a number or literal)
-      else if (this.step(text.charCodeAt(i), text, i)) i++;
+      else if (this.step(text.charCodeAt(i), text, i) && this.state !== FAILED) i++; // a bad character is not consumed
       if (this.stopRequested) {
         this.stopRequested = false;
         return i;
