@@ -23,6 +23,10 @@ export const HEADER_LIMIT = 1024;
 export class MarkerSet {
   readonly maxLen: number;
   private readonly firsts: ReadonlySet<number>;
+  /** The common first character of all markers, or '' when they differ. */
+  private readonly lead: string;
+  /** Markers longest first, so that at one position the longest match wins. */
+  private readonly byLength: readonly string[];
 
   constructor(readonly markers: readonly string[]) {
     let m = 0;
@@ -33,11 +37,22 @@ export class MarkerSet {
     }
     this.maxLen = m;
     this.firsts = f;
+    this.lead = f.size === 1 ? markers[0][0] : '';
+    this.byLength = [...markers].sort((a, b) => b.length - a.length);
   }
 
-  /** The earliest marker at or after `from`: [index, marker], or null. */
+  /**
+   * The earliest marker at or after `from`: [index, marker], or null. When all markers start
+   * with the same character (they all start with `<` here), only the occurrences of that
+   * character up to the match are examined, so a whole-text parse stays linear even when some
+   * markers never occur.
+   */
   find(text: string, from = 0): [number, string] | null {
-    return findFirst(text, this.markers, from);
+    if (!this.lead) return findFirst(text, this.markers, from);
+    for (let i = text.indexOf(this.lead, from); i !== -1; i = text.indexOf(this.lead, i + 1)) {
+      for (const m of this.byLength) if (text.startsWith(m, i)) return [i, m];
+    }
+    return null;
   }
 
   /** Length of the longest suffix of `text` that is a proper prefix of a marker. */
