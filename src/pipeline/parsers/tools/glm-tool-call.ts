@@ -5,10 +5,11 @@
  *   GLM-4.5/4.6:  <tool_call>NAME\n<arg_key>K</arg_key>\n<arg_value>V</arg_value>\n…</tool_call>
  *   GLM-4.7:      <tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value>…</tool_call>
  *
- * Sources: the models' chat templates, which print this syntax in the tools system prompt and
- * render past calls with it (string values raw, other values `tojson`):
+ * Sources: the models' chat templates, whose tools system prompt prints exactly this syntax:
  * https://huggingface.co/zai-org/GLM-4.5/blob/main/chat_template.jinja (as quoted in
- * ggml-org/llama.cpp#15186) and https://huggingface.co/zai-org/GLM-4.7/blob/main/chat_template.jinja;
+ * ggml-org/llama.cpp#15186) and https://huggingface.co/zai-org/GLM-4.7/blob/main/chat_template.jinja
+ * (read from a mirror of the hub page; how the templates render the values of past calls was
+ * not visible there, so the value typing follows the reference parsers);
  * reference parsers smg-project/smg crates/tool_parser/src/parsers/glm4_moe.rs (glm45: name is
  * the first line; glm47: name is `[^<\s]+` after optional whitespace) and vLLM
  * vllm/tool_parsers/glm4_moe_tool_parser.py, glm47_moe_tool_parser.py, vllm/parser/glm47_moe.py.
@@ -23,7 +24,7 @@
  *
  * Choices where the references differ:
  * - string-typed values are kept verbatim (SMG and vLLM's older parser trim them; vLLM's newer
- *   glm47 engine keeps them raw, and the template writes them raw);
+ *   glm47 engine keeps them raw);
  * - a call naming an undeclared tool stays text in both paths (SMG's non-stream path returned it
  *   as a call; its streaming path dropped it);
  * - text after the calls stays content (SMG and vLLM keep only the text before the first call).

@@ -7,9 +7,9 @@
  *   <|tool_calls_section_end|>
  *
  * Sources: https://huggingface.co/moonshotai/Kimi-K2-Instruct/blob/main/docs/tool_call_guidance.md
- * and the model's chat template (which renders past calls the same way, arguments as the JSON
- * string); reference parsers smg-project/smg crates/tool_parser/src/parsers/kimik2.rs and vLLM
- * vllm/tool_parsers/kimi_k2_tool_parser.py (which also accepts the singular section-marker
+ * (Moonshot's guide, which SMG's parser cites for this layout; only its opening part could be
+ * read here); reference parsers smg-project/smg crates/tool_parser/src/parsers/kimik2.rs and
+ * vLLM vllm/tool_parsers/kimi_k2_tool_parser.py (which also accepts the singular section-marker
  * spelling `<|tool_call_section_begin|>` / `_end|>`, accepted here too).
  *
  * The call id is `functions.NAME:IDX` or `NAME:IDX`; the name is what remains after removing the

@@ -8,17 +8,17 @@
  *   <invoke name="…">…</invoke>
  *   </minimax:tool_call>
  *
- * Sources: the chat template, which renders past calls this way (string values raw, others
- * `tojson`): https://huggingface.co/MiniMaxAI/MiniMax-M2/blob/main/chat_template.jinja, and
- * https://huggingface.co/MiniMaxAI/MiniMax-M2/blob/main/docs/tool_calling_guide.md; reference
- * parsers smg-project/smg crates/tool_parser/src/parsers/minimax_m2.rs and vLLM
+ * Sources: https://huggingface.co/MiniMaxAI/MiniMax-M2/blob/main/chat_template.jinja (its
+ * `<minimax:tool_call>` / `</minimax:tool_call>` tokens; the rest of the template was not
+ * readable here) and docs/tool_calling_guide.md in the same repository; reference parsers
+ * smg-project/smg crates/tool_parser/src/parsers/minimax_m2.rs (the layout above) and vLLM
  * vllm/tool_parsers/minimax_m2_tool_parser.py. Several invokes in one wrapper are several calls
  * (as SMG parses them); several wrappers are fine too.
  *
  * Choices where the references differ: values are typed by the tool schema (xml-args.ts) and
  * string values kept verbatim — SMG additionally decodes XML entities (`&lt;` …) and vLLM strips
- * whitespace and one leading/trailing newline; the template escapes nothing, so neither is done
- * here. `name='X'` (single quotes) is accepted as vLLM's streaming path does. An invoke naming an
+ * whitespace and one leading/trailing newline; neither is done here (not verified: whether the
+ * template escapes values; nothing in the references says it does). `name='X'` (single quotes) is accepted as vLLM's streaming path does. An invoke naming an
  * undeclared tool stays text, `<invoke …>` through `</invoke>`.
  */
 import type { ToolParserSpec, ToolSchema } from './types.js';
