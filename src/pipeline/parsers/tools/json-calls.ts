@@ -51,8 +51,7 @@ export class JsonCallRegion implements JsonSink {
   private mode: 'unknown' | 'list' | 'single' = 'unknown';
   /** A call of this payload has been reported; abandoning is no longer possible. */
   private committed = false;
-  /** The payload cannot be calls: the parser shows `raw` as text. */
-  abandoned = false;
+  private gaveUp = false;
   private ended = false;
   private raw = '';
   private chunk = '';
@@ -91,6 +90,11 @@ export class JsonCallRegion implements JsonSink {
   /** The payload's value is complete, or it stopped being valid: the rest is not payload. */
   get finished(): boolean {
     return this.ended || this.abandoned || this.tok.done || this.tok.failed;
+  }
+
+  /** The payload cannot be calls: the parser shows `rawText` as text instead. */
+  get abandoned(): boolean {
+    return this.gaveUp;
   }
 
   /** The payload stopped being valid JSON (as opposed to its value ending). */
@@ -300,7 +304,7 @@ export class JsonCallRegion implements JsonSink {
 
   private abandon(): void {
     if (this.committed) return;
-    this.abandoned = true;
+    this.gaveUp = true;
     this.tok.stop();
   }
 
