@@ -4,17 +4,14 @@
  * two have no `--router-` form; a few SMG router settings this gateway does not implement are
  * accepted by serve and dropped with a warning, so an SMG command line keeps working.
  */
+import { reasoningParserNames } from '../../pipeline/parsers/reasoning/registry.js';
+import { toolParserNames } from '../../pipeline/parsers/tools/registry.js';
 import { POLICY_NAMES } from '../../workers/types.js';
 import type { FlagDef, FlagScope } from './flag-def.js';
 
-const REASONING_PARSERS = [
-  'base', 'passthrough', 'deepseek_r1', 'qwen3', 'qwen3_thinking', 'kimi', 'glm45', 'step3', 'minimax',
-  'cohere_cmd', 'nano_v3', 'inkling', 'deepseek_v31', 'deepseek_v4', 'kimi_k25', 'kimi_thinking', 'kimi_k3',
-] as const;
-const TOOL_CALL_PARSERS = [
-  'passthrough', 'json', 'qwen', 'qwen_xml', 'qwen_coder', 'nemotron', 'pythonic', 'llama', 'deepseek',
-  'deepseek31', 'deepseek32', 'deepseek_v4', 'glm45_moe', 'glm47_moe', 'step3', 'sarashina', 'minimax_m2', 'cohere',
-] as const;
+// Every registered parser name; the help text lists them all.
+const REASONING_PARSERS = reasoningParserNames();
+const TOOL_CALL_PARSERS = toolParserNames();
 const GATEWAY_BACKENDS = ['sglang', 'openai', 'anthropic', 'vllm', 'tokenspeed', 'trtllm'] as const;
 
 const BOTH: readonly FlagScope[] = ['launch', 'router'];
@@ -43,10 +40,10 @@ export const GATEWAY_FLAGS: readonly FlagDef[] = [
   { name: 'chat-template', key: 'chatTemplate', type: 'string', applies: BOTH, group: 'Workers', metavar: '<PATH>', describe: 'Chat template file for gateway-side templating' },
   {
     name: 'reasoning-parser', key: 'reasoningParser', type: 'string', applies: BOTH, group: 'Workers', choices: REASONING_PARSERS,
-    describe: 'Reasoning parser for responses',
-    routerDescribe: "Reasoning parser for responses; with --backend vllm and this unset, the engine's --reasoning-parser is used unless --router-disable-arg-fallback",
+    describe: 'Reasoning parser for chat, Messages and Responses output [default: detected from the model name; a worker label reasoning_parser wins]',
+    routerDescribe: "Reasoning parser for chat, Messages and Responses output [default: detected from the model name]; with --backend vllm and this unset, the engine's --reasoning-parser is used unless --router-disable-arg-fallback",
   },
-  { name: 'tool-call-parser', key: 'toolCallParser', type: 'string', applies: BOTH, group: 'Workers', choices: TOOL_CALL_PARSERS, describe: 'Tool-call parser for responses' },
+  { name: 'tool-call-parser', key: 'toolCallParser', type: 'string', applies: BOTH, group: 'Workers', choices: TOOL_CALL_PARSERS, describe: 'Tool-call parser for chat, Messages and Responses output [default: detected from the model name; a worker label tool_parser wins]' },
   {
     name: 'zmq-engine-count', key: 'zmqEngineCount', type: 'int', applies: BOTH, group: 'Workers', range: 'count', defaultText: '1',
     describe: 'Engines behind each startup ipc:// URL (grouped data-parallel worker)',
