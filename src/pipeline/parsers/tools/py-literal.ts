@@ -168,7 +168,7 @@ export class PyScanner {
     if (this.failed) return PyEv.Error;
     if (this.stack.length === 0 && (this.s === P.Num || this.s === P.Ident || this.s === P.IdentEnd)) {
       if (!this.endScalar()) return PyEv.Error;
-    }
+    } else if (this.s === P.Quote && this.quotes === 2) this.endString();
     return this.s === P.Done ? PyEv.Done : PyEv.More;
   }
 
