@@ -40,6 +40,12 @@ const enum D {
 
 export abstract class DeepSeekBlockParser extends ToolStreamParser {
   private d = D.Text;
+  protected readonly startChars = '<';
+
+  protected inPlainText(): boolean {
+    return this.d === D.Text;
+  }
+
   private cand = 0;
   private args: JsonArgsReader | null = null;
   /** Set by `readHeader` on HeaderResult.Call. */

@@ -39,6 +39,12 @@ const enum G {
 
 class DsmlParser extends ToolStreamParser {
   private g = G.Text;
+  protected readonly startChars = '<';
+
+  protected inPlainText(): boolean {
+    return this.g === G.Text;
+  }
+
   private cand = 0;
   private tool = -1;
   private opened = false;

@@ -20,6 +20,12 @@ const enum J {
 
 class JsonToolParser extends JsonListParser {
   private j = J.Text;
+  protected readonly startChars = '{[';
+
+  protected inPlainText(): boolean {
+    return this.j === J.Text;
+  }
+
 
   protected run(): void {
     while (!this.passthrough) {

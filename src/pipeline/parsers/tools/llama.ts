@@ -26,6 +26,12 @@ const enum A {
 
 class LlamaToolParser extends JsonListParser {
   private a = A.Begin;
+  protected readonly startChars = '<';
+
+  protected inPlainText(): boolean {
+    return this.a === A.Text;
+  }
+
   private cand = 0;
 
   protected override argKeys = ['parameters', 'arguments'];

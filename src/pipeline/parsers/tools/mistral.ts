@@ -44,6 +44,12 @@ function endsName(c: number): boolean {
 
 class MistralToolParser extends JsonListParser {
   private m = M.Text;
+  protected readonly startChars = '[';
+
+  protected inPlainText(): boolean {
+    return this.m === M.Text;
+  }
+
   private cand = 0;
   private nameStart = 0;
   private name = '';

@@ -40,6 +40,12 @@ const enum HeadResult {
 
 class PythonicToolParser extends ToolStreamParser {
   private y = Y.Text;
+  protected readonly startChars = '[<';
+
+  protected inPlainText(): boolean {
+    return this.y === Y.Text;
+  }
+
   private cand = 0;
   /** Where text scanning resumes if the candidate is rejected (just after its `[` or marker). */
   private resume = 0;

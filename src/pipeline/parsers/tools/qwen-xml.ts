@@ -39,6 +39,12 @@ const enum X {
 
 class QwenXmlParser extends ToolStreamParser {
   private x = X.Text;
+  protected readonly startChars = '<';
+
+  protected inPlainText(): boolean {
+    return this.x === X.Text;
+  }
+
   private cand = 0;
   private tool = -1;
   private schema: ToolSchema | undefined;

@@ -25,6 +25,12 @@ const enum Q {
 
 class QwenParser extends ToolStreamParser {
   private q = Q.Text;
+  protected readonly startChars = '<';
+
+  protected inPlainText(): boolean {
+    return this.q === Q.Text;
+  }
+
   private cand = 0;
   private reader: JsonCallReader | null = null;
 

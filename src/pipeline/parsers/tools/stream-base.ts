@@ -113,6 +113,10 @@ export abstract class ToolStreamParser implements StreamingParser {
 
   push(delta: string): ParsedItem[] {
     if (this.passthrough) return delta.length > 0 ? [{ kind: 'text', text: delta }] : [];
+    // The per-token fast path: plain text with nothing held and no character that can open a marker.
+    if (this.buf.length === 0 && this.inPlainText() && !hasAnyChar(delta, this.startChars)) {
+      return delta.length > 0 ? [{ kind: 'text', text: delta }] : [];
+    }
     this.buf += delta;
     this.run();
     return this.out.take();
@@ -128,6 +132,12 @@ export abstract class ToolStreamParser implements StreamingParser {
 
   /** Runs the state machine until it needs more text (or, when `final`, to the end). */
   protected abstract run(): void;
+
+  /** The first characters of the start markers (a delta without any of them cannot open a call). */
+  protected abstract readonly startChars: string;
+
+  /** Whether the machine is in its plain-text state (where `startChars` is all that matters). */
+  protected abstract inPlainText(): boolean;
 
   protected declared(name: string): boolean {
     return this.names.has(name);
@@ -278,6 +288,11 @@ export abstract class ToolStreamParser implements StreamingParser {
   protected candidateEnd(start: number): number {
     return Math.min(this.buf.length, start + PARSER_BUFFER_LIMIT);
   }
+}
+
+function hasAnyChar(s: string, chars: string): boolean {
+  for (let k = 0; k < chars.length; k++) if (s.indexOf(chars[k]) !== -1) return true;
+  return false;
 }
 
 /** A registry entry whose non-streaming parse is the streaming machine fed the whole text. */
