@@ -10,8 +10,16 @@
  * - a lone high surrogate (an emoji whose second half has not arrived) is cut, because
  *   JSON.stringify escapes it as `\udXXX` while the completed pair is written as-is.
  * Withholding only delays text; `complete()` sends the rest.
+ *
+ * `JsonArgsStream.partial` reads text that only grows (each call's text extends the last one's)
+ * with the incremental JsonScanner, which writes the compact form as it reads, so a long argument
+ * costs O(new characters) per delta instead of a full re-parse; its pieces may come earlier than
+ * `stableJsonPrefix`'s (a key or a closing quote is final as soon as it is read) and are still a
+ * prefix of the complete compact form. Text that does not extend the previous text falls back to
+ * `stableJsonPrefix`.
  */
 import { Allow, parse as parsePartial } from 'partial-json';
+import { Ev, JsonScanner } from './json-scan.js';
 
 const NO_PARTIAL_NUMBERS = Allow.ALL & ~Allow.NUM;
 const LONE_SURROGATE = /\\ud[89ab][0-9a-f]{2}/;
@@ -50,6 +58,11 @@ export function stableJsonPrefix(partialText: string): string {
 /** One call's argument stream: feed the raw argument text seen so far, get the diff to send. */
 export class JsonArgsStream {
   private sent = '';
+  /** The incremental reader, used while every text so far has extended the previous one. */
+  private scanner: JsonScanner | null = null;
+  private incremental = true;
+  private scannedRaw = '';
+  private scannedOut = '';
 
   /** Everything sent so far. */
   get emitted(): string {
@@ -58,11 +71,28 @@ export class JsonArgsStream {
 
   /** The argument text is still incomplete: returns the newly stable part ('' if none). */
   partial(rawSoFar: string): string {
-    const stable = stableJsonPrefix(rawSoFar);
+    const stable = this.stablePrefix(rawSoFar);
     if (stable.length <= this.sent.length || !stable.startsWith(this.sent)) return '';
     const diff = stable.slice(this.sent.length);
     this.sent = stable;
     return diff;
+  }
+
+  private stablePrefix(raw: string): string {
+    if (this.incremental && raw.startsWith(this.scannedRaw)) {
+      if (this.scanner === null) {
+        this.scanner = new JsonScanner(0);
+        this.scanner.capture = true;
+      }
+      const ev = this.scanner.scan(raw);
+      this.scannedRaw = raw;
+      this.scannedOut += this.scanner.out;
+      this.scanner.out = '';
+      if (ev !== Ev.Error) return this.scannedOut;
+    }
+    this.incremental = false;
+    this.scanner = null;
+    return stableJsonPrefix(raw);
   }
 
   /**
