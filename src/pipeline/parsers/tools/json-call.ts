@@ -13,6 +13,7 @@
  * Both stream compact JSON through the sink and end a cut-off or malformed committed call with its
  * arguments closed (see JsonScanner.close).
  */
+import { isJsonWs } from './char-class.js';
 import { Ev, JsonScanner } from './json-scan.js';
 import type { ItemSink } from './sink.js';
 
@@ -265,8 +266,4 @@ export class JsonArgsReader {
       this.sc.out = '';
     }
   }
-}
-
-function isJsonWs(c: number): boolean {
-  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 }

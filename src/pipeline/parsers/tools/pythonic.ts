@@ -7,6 +7,7 @@
  * when it opens with `NAME(` for a declared NAME. Values are Python literals (py-literal.ts). A
  * later element naming an undeclared tool is released as text in its place.
  */
+import { isJsonWs } from './char-class.js';
 import { PyEv, PyScanner, isIdentChar, isIdentStart } from './py-literal.js';
 import { FOLLOW_END, FOLLOW_TEXT, FOLLOW_WAIT, ToolStreamParser, toolParserSpec } from './stream-base.js';
 import type { ToolSchema } from './types.js';
@@ -184,7 +185,7 @@ class PythonicToolParser extends ToolStreamParser {
   private readHead(): HeadResult {
     const buf = this.buf;
     let i = this.pos;
-    while (i < buf.length && isWsChar(buf.charCodeAt(i))) i++;
+    while (i < buf.length && isJsonWs(buf.charCodeAt(i))) i++;
     if (i === buf.length) return this.final ? HeadResult.No : HeadResult.Wait;
     if (!this.first && buf.charCodeAt(i) === 0x5d) {
       // A trailing comma before `]`.
@@ -199,7 +200,7 @@ class PythonicToolParser extends ToolStreamParser {
     while (i < buf.length && isIdentChar(buf.charCodeAt(i)) && i - nameStart < NAME_LIMIT) i++;
     if (i - nameStart >= NAME_LIMIT) return HeadResult.No;
     const nameEnd = i;
-    while (i < buf.length && isWsChar(buf.charCodeAt(i))) i++;
+    while (i < buf.length && isJsonWs(buf.charCodeAt(i))) i++;
     if (i === buf.length) return this.final ? HeadResult.No : HeadResult.Wait;
     if (buf.charCodeAt(i) !== 0x28) {
       this.pos = nameStart;
@@ -216,10 +217,6 @@ class PythonicToolParser extends ToolStreamParser {
     this.release(this.cand, this.resume);
     this.y = Y.Text;
   }
-}
-
-function isWsChar(c: number): boolean {
-  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 }
 
 export const pythonicToolParser = toolParserSpec('pythonic', (tools: readonly ToolSchema[]) => new PythonicToolParser(tools));

@@ -18,6 +18,7 @@
  *   passes everything after it through unparsed.
  */
 import type { ParsedItem, StreamingParser } from '../types.js';
+import { isJsonWs as isWs } from './char-class.js';
 import { PARSER_BUFFER_LIMIT } from '../types.js';
 import { type CallContext, JsonCallReader, Step } from './json-call.js';
 import { ItemSink } from './sink.js';
@@ -30,9 +31,6 @@ export const enum Match {
   Partial,
 }
 
-export function isWs(c: number): boolean {
-  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
-}
 
 /** Whether `lit` occurs at `at` in `buf` (Partial when `buf` ends inside a prefix of it). */
 export function matchAt(buf: string, at: number, lit: string): Match {
