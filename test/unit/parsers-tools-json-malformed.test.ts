@@ -182,6 +182,17 @@ describe('JSON-family tool parsers: malformed output', () => {
     expect(out.text).toBe('');
   });
 
+  it('a long JSON answer held as a candidate comes out verbatim, streamed a token at a time', () => {
+    const answer = '{"items": [' + Array.from({ length: 5000 }, (_, i) => `{"id": ${i}, "name": "n${i}"}`).join(', ') + ']}';
+    const text = `Here: ${answer} done`;
+    const deltas: string[] = [];
+    for (let i = 0; i < text.length; i += 4) deltas.push(text.slice(i, i + 4));
+    expect(fold(streamItems(spec('json'), TOOLS, deltas))).toEqual(folded(text));
+    expect(fold(spec('json').parse(text, TOOLS))).toEqual(folded(text));
+    const list = `[${answer}, 2]`;
+    expect(fold(streamItems(spec('json'), TOOLS, Array.from(list)))).toEqual(folded(list));
+  });
+
   it('random garbage built from format pieces never throws and streams like it parses', () => {
     const pieces = [
       '{', '}', '[', ']', '"', ':', ',', ' ', '\n', '"name"', '"search"', '"get_weather"', '"arguments"', '"parameters"', '"q"', '1', '-2.5e3', 'true', 'null', '\\', '\\u00e9', 'é', '😀',

@@ -8,6 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { JsonStringWriter } from '../../src/pipeline/parsers/tools/compact-writer.js';
 import { Ev, JsonScanner } from '../../src/pipeline/parsers/tools/json-scan.js';
+import { MarkerFinder } from '../../src/pipeline/parsers/tools/marker-finder.js';
 import { paramType, typedValue } from '../../src/pipeline/parsers/tools/param-types.js';
 import { PyEv, PyScanner, pyLiteralToJson } from '../../src/pipeline/parsers/tools/py-literal.js';
 import { rng } from '../support/splits.js';
@@ -265,5 +266,36 @@ describe('qwen_xml value typing', () => {
     expect(typed('undeclared', '3.5')).toBe('3.5');
     expect(typed('undeclared', 'None')).toBe('null');
     expect(typed('undeclared', 'plain words')).toBe('"plain words"');
+  });
+});
+
+describe('MarkerFinder', () => {
+  it('finds what a fresh indexOf would, as the buffer grows, is read further and loses its front', () => {
+    const r = rng(17);
+    const markers = ['<a>', '[', '<ab>'];
+    const pieces = ['x', '<', 'a', '>', '[', 'b', '<ab>', 'yy'];
+    for (let k = 0; k < 300; k++) {
+      const f = new MarkerFinder(markers);
+      let buf = '';
+      let from = 0;
+      for (let step = 0; step < 40; step++) {
+        const op = r();
+        if (op < 0.5) buf += pick(r, pieces);
+        else if (op < 0.8) from = Math.min(buf.length, from + Math.floor(r() * 3));
+        else {
+          const n = Math.floor(r() * (from + 1));
+          buf = buf.slice(n);
+          from -= n;
+          f.shift(n);
+        }
+        let at = -1;
+        let which = '';
+        for (const m of markers) {
+          const i = buf.indexOf(m, from);
+          if (i !== -1 && (at === -1 || i < at || (i === at && m.length > which.length))) [at, which] = [i, m];
+        }
+        expect(f.find(buf, from)).toEqual([at, which]);
+      }
+    }
   });
 });

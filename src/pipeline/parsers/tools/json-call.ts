@@ -68,6 +68,11 @@ export class JsonCallReader {
     return this.tool !== -1;
   }
 
+  /** The object was read to its end (a rejection that was not a syntax error). */
+  get complete(): boolean {
+    return this.sc.done;
+  }
+
   rebase(n: number): void {
     this.sc.rebase(n);
   }

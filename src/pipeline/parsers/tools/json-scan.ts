@@ -86,6 +86,14 @@ export class JsonScanner {
     return this.s === S.Done;
   }
 
+  /** A scanner placed inside an array, just after one of its elements (for skipping the rest). */
+  static afterArrayElement(pos: number): JsonScanner {
+    const sc = new JsonScanner(pos);
+    sc.stack.push(ARR);
+    sc.s = S.After;
+    return sc;
+  }
+
   /** Start or stop writing compact output (at a value boundary: a `ValueStart`/`ValueEnd` stop, or before the first character). */
   set capture(on: boolean) {
     this.capturing = on;

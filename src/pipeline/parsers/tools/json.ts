@@ -56,8 +56,9 @@ class JsonToolParser extends JsonListParser {
   }
 
   private begin(cand: number): void {
-    if (this.buf.charCodeAt(this.pos) === 0x7b) this.startObject(cand);
-    else this.startArray(cand);
+    this.setCand(cand);
+    if (this.buf.charCodeAt(this.pos) === 0x7b) this.startObject();
+    else this.startArray();
     this.j = J.List;
   }
 }

@@ -47,11 +47,9 @@ class PythonicToolParser extends ToolStreamParser {
     return this.y === Y.Text;
   }
 
-  private cand = 0;
   /** Where text scanning resumes if the candidate is rejected (just after its `[` or marker). */
   private resume = 0;
   private first = true;
-  private elemStart = 0;
   private headName = '';
   private sc: PyScanner | null = null;
   private tool = -1;
@@ -114,22 +112,24 @@ class PythonicToolParser extends ToolStreamParser {
           sc.out = '';
           if (ev === PyEv.Done) {
             this.pos = sc.pos;
-            if (!args) this.release(this.elemStart, sc.pos);
+            if (!args) this.releaseCand(sc.pos);
             this.y = Y.Sep;
           } else if (ev === PyEv.Error) {
+            // A broken element: a call ends with what it had; a skipped one is text up to the break.
             if (args) this.out.args(this.tool, sc.close());
-            this.pos = args ? sc.pos : this.elemStart;
+            else this.releaseCand(sc.pos);
+            this.pos = sc.pos;
             this.y = Y.Text;
           } else if (this.final) {
             if (args) this.out.args(this.tool, sc.close());
-            else this.release(this.elemStart, this.buf.length);
+            else this.releaseCand(this.buf.length);
             this.pos = this.buf.length;
             this.y = Y.Text;
           } else {
             if (args) {
               this.pos = sc.pos;
               sc.rebase(this.dropConsumed());
-            }
+            } else sc.rebase(this.holdCand(sc.pos));
             return;
           }
           break;
@@ -174,7 +174,7 @@ class PythonicToolParser extends ToolStreamParser {
 
   /** A candidate list begins at `pos` (its text, whitespace before it included, from `cand`). */
   private begin(cand: number, marker: string): void {
-    this.cand = cand;
+    this.setCand(cand);
     this.pos += marker.length;
     this.resume = this.pos;
     this.first = true;
@@ -207,14 +207,14 @@ class PythonicToolParser extends ToolStreamParser {
       return HeadResult.No;
     }
     this.headName = buf.slice(nameStart, nameEnd);
-    this.elemStart = nameStart;
+    if (!this.first) this.setCand(nameStart);
     this.pos = i + 1;
     return HeadResult.Yes;
   }
 
   /** The candidate is not a call list: its opening stays text; scanning resumes after it. */
   private reject(): void {
-    this.release(this.cand, this.resume);
+    this.releaseCand(this.resume);
     this.y = Y.Text;
   }
 }

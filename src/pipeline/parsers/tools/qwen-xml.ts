@@ -45,7 +45,6 @@ class QwenXmlParser extends ToolStreamParser {
     return this.x === X.Text;
   }
 
-  private cand = 0;
   private tool = -1;
   private schema: ToolSchema | undefined;
   private params = 0;
@@ -58,7 +57,7 @@ class QwenXmlParser extends ToolStreamParser {
         case X.Text: {
           const m = this.scanText(STARTS, OPEN.length);
           if (m === null) return;
-          this.cand = this.pos;
+          this.setCand(this.pos);
           if (m === OPEN) {
             this.pos += OPEN.length;
             this.x = X.Open;
@@ -72,7 +71,7 @@ class QwenXmlParser extends ToolStreamParser {
               this.pos = at;
               return;
             }
-            this.release(this.cand, this.buf.length);
+            this.releaseCand(this.buf.length);
             this.x = X.Text;
             break;
           }
@@ -152,7 +151,7 @@ class QwenXmlParser extends ToolStreamParser {
             this.x = X.After;
             break;
           }
-          this.cand = this.followWs;
+          this.setCand(this.followWs);
           if (STARTS[f] === OPEN) {
             this.pos += OPEN.length;
             this.x = X.Open;
@@ -196,7 +195,7 @@ class QwenXmlParser extends ToolStreamParser {
 
   /** Not a call: the markers up to `resume` stay text; scanning resumes there. */
   private reject(resume: number): void {
-    this.release(this.cand, resume);
+    this.releaseCand(resume);
     this.x = X.Text;
   }
 }

@@ -21,6 +21,7 @@ import type { ParsedItem, StreamingParser } from '../types.js';
 import { isJsonWs as isWs } from './char-class.js';
 import { PARSER_BUFFER_LIMIT } from '../types.js';
 import { type CallContext, JsonCallReader, Step } from './json-call.js';
+import { MarkerFinder } from './marker-finder.js';
 import { ItemSink } from './sink.js';
 import type { ToolParserSpec, ToolSchema } from './types.js';
 
@@ -55,20 +56,6 @@ export function partialMarkerStart(buf: string, from: number, markers: readonly 
   return n;
 }
 
-/** The earliest occurrence of any marker at or after `from`: its index (or -1) and which one. */
-export function earliestMarker(buf: string, from: number, markers: readonly string[]): [number, string] {
-  let at = -1;
-  let which = '';
-  for (const m of markers) {
-    const i = buf.indexOf(m, from);
-    if (i !== -1 && (at === -1 || i < at || (i === at && m.length > which.length))) {
-      at = i;
-      which = m;
-    }
-  }
-  return [at, which];
-}
-
 /** What the state machine does after a call-reading step. */
 export const enum Next {
   /** Stop: more text is needed (or the parser gave up and passes text through). */
@@ -99,6 +86,11 @@ export abstract class ToolStreamParser implements StreamingParser {
   protected readonly ctx: CallContext;
   /** Where the whitespace skipped by the last `follow` began (a candidate that fails releases it too). */
   protected followWs = 0;
+  private finder: MarkerFinder | null = null;
+  /** Where the current candidate starts in `buf` (what came before it was emitted or dropped). */
+  protected cand = 0;
+  /** The part of the candidate already moved out of `buf` (see holdCand). */
+  private candHead = '';
   /** Set once the buffer limit was hit: everything after is text. */
   protected passthrough = false;
 
@@ -151,7 +143,8 @@ export abstract class ToolStreamParser implements StreamingParser {
    * returns null. Drops the emitted text from the buffer.
    */
   protected scanText(markers: readonly string[], maxLen: number): string | null {
-    const [at, which] = earliestMarker(this.buf, this.pos, markers);
+    if (this.finder === null || this.finder.markers !== markers) this.finder = new MarkerFinder(markers);
+    const [at, which] = this.finder.find(this.buf, this.pos);
     if (at !== -1) {
       this.out.text(this.buf.slice(this.pos, at));
       this.pos = at;
@@ -190,19 +183,19 @@ export abstract class ToolStreamParser implements StreamingParser {
   }
 
   /**
-   * One step of a JSON call object read by `r`, whose candidate text (marker included) starts at
-   * `candStart`: handles the buffer limit, the end of the stream, and releasing a rejected
-   * candidate, so the format's machine only decides what comes after.
+   * One step of a JSON call object read by `r` for the current candidate (`cand`): handles the
+   * buffer limit, the end of the stream, and releasing a rejected candidate, so the format's
+   * machine only decides what comes after.
    */
-  protected stepCall(r: JsonCallReader, candStart: number, releaseRejected = true): Next {
-    const end = r.committed ? this.buf.length : this.candidateEnd(candStart);
+  protected stepCall(r: JsonCallReader, releaseRejected = true): Next {
+    const end = r.committed ? this.buf.length : this.candidateEnd();
     const s = r.step(this.buf, end);
     switch (s) {
       case Step.Done:
         this.pos = r.pos;
         return Next.Done;
       case Step.Reject:
-        if (releaseRejected) this.release(candStart, r.pos);
+        if (releaseRejected) this.releaseCand(r.pos);
         return Next.Text;
       case Step.Broken:
         this.pos = r.pos;
@@ -216,19 +209,19 @@ export abstract class ToolStreamParser implements StreamingParser {
         this.pos = this.buf.length;
         return Next.Done;
       }
-      const n = r.pos;
-      this.pos = n;
+      this.pos = r.pos;
       r.rebase(this.dropConsumed());
       return Next.Wait;
     }
-    if (end - candStart >= PARSER_BUFFER_LIMIT) {
-      this.giveUp(candStart);
+    if (this.candLength(end) >= PARSER_BUFFER_LIMIT) {
+      this.giveUp();
       return Next.Wait;
     }
     if (this.final) {
-      this.release(candStart, this.buf.length);
+      this.releaseCand(this.buf.length);
       return Next.Text;
     }
+    r.rebase(this.holdCand(r.pos));
     return Next.Wait;
   }
 
@@ -238,9 +231,11 @@ export abstract class ToolStreamParser implements StreamingParser {
    * more text is needed to tell.
    */
   protected findWithin(lit: string, limit: number): number {
-    const i = this.buf.indexOf(lit, this.pos);
-    if (i !== -1 && i - this.pos <= limit) return i;
-    if (i !== -1 || this.final || this.buf.length - this.pos >= limit + lit.length) return FIND_NO;
+    // Only the window that can hold it is searched, so a miss costs O(limit), not O(buffer).
+    const window = this.buf.slice(this.pos, this.pos + limit + lit.length);
+    const i = window.indexOf(lit);
+    if (i !== -1) return this.pos + i;
+    if (this.final || window.length === limit + lit.length) return FIND_NO;
     return FIND_WAIT;
   }
 
@@ -259,10 +254,36 @@ export abstract class ToolStreamParser implements StreamingParser {
     return m === Match.Partial && this.final ? Match.No : m;
   }
 
-  /** Emits `buf[from, to)` as text and moves `pos` to `to`. */
-  protected release(from: number, to: number): void {
-    this.out.text(this.buf.slice(from, to));
+  /** A candidate (a possible call, marker and leading whitespace included) starts at `at`. */
+  protected setCand(at: number): void {
+    this.cand = at;
+    this.candHead = '';
+  }
+
+  /** The candidate is not a call: its text up to `to` is emitted as is, and `pos` moves to `to`. */
+  protected releaseCand(to: number): void {
+    this.out.text(this.candHead + this.buf.slice(this.cand, to));
+    this.candHead = '';
+    this.cand = to;
     this.pos = to;
+  }
+
+  /**
+   * Moves the already-read part of an undecided candidate (up to `readTo`) out of `buf`, so a
+   * long candidate is not copied again on every delta (appending to a long string and reading it
+   * flattens it each time). Returns how far buffer indices moved (for the reader's `rebase`).
+   */
+  protected holdCand(readTo: number): number {
+    this.candHead += this.buf.slice(this.cand, readTo);
+    this.pos = readTo;
+    const n = this.dropConsumed();
+    this.cand = 0;
+    return n;
+  }
+
+  /** How long the candidate is up to `to`. */
+  protected candLength(to: number): number {
+    return this.candHead.length + to - this.cand;
   }
 
   /** Forgets the buffer before `pos` (call only when nothing before `pos` is needed again). */
@@ -271,20 +292,23 @@ export abstract class ToolStreamParser implements StreamingParser {
     if (n === 0) return 0;
     this.buf = n === this.buf.length ? '' : this.buf.slice(n);
     this.pos = 0;
+    this.finder?.shift(n);
     return n;
   }
 
-  /** The limit is hit: everything from `start` on is text, now and for the rest of the stream. */
-  protected giveUp(start: number): void {
-    this.out.text(this.buf.slice(start));
+  /** The limit is hit: the candidate and everything after it is text, now and for the rest of the stream. */
+  protected giveUp(): void {
+    this.out.text(this.candHead + this.buf.slice(this.cand));
+    this.candHead = '';
     this.buf = '';
+    this.finder?.reset();
     this.pos = 0;
     this.passthrough = true;
   }
 
-  /** Scan end for an undecided candidate starting at `start` (so the limit falls at a fixed text position). */
-  protected candidateEnd(start: number): number {
-    return Math.min(this.buf.length, start + PARSER_BUFFER_LIMIT);
+  /** Where reading an undecided candidate must stop, so the limit falls at a fixed text position. */
+  protected candidateEnd(): number {
+    return Math.min(this.buf.length, this.cand + PARSER_BUFFER_LIMIT - this.candHead.length);
   }
 }
 
