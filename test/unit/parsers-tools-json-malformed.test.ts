@@ -202,7 +202,7 @@ describe('JSON-family tool parsers: malformed output', () => {
     ];
     const next = rng(20240611);
     for (const p of JSON_FAMILY_TOOL_PARSERS) {
-      for (let k = 0; k < 150; k++) {
+      for (let k = 0; k < 100; k++) {
         let text = '';
         const n = 1 + Math.floor(next() * 24);
         for (let i = 0; i < n; i++) text += pieces[Math.floor(next() * pieces.length)];

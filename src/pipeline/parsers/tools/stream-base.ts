@@ -6,7 +6,7 @@
  * agree by construction for any split whose decisions do not depend on where deltas end — which is
  * what every state below is written to guarantee, and what the tests check split by split.
  *
- * Shared rules (request-pipeline §11.3, decisions documented in the report):
+ * Shared rules (request-pipeline §11.3 leaves them open; these keep both paths equal):
  * - text before a call is emitted as soon as it cannot begin a start marker;
  * - a call is committed (`tool_start`) once its name is complete and declared; before that, a
  *   candidate that turns out not to be a call is released verbatim as text;
@@ -18,8 +18,8 @@
  *   passes everything after it through unparsed.
  */
 import type { ParsedItem, StreamingParser } from '../types.js';
-import { isJsonWs as isWs } from './char-class.js';
 import { PARSER_BUFFER_LIMIT } from '../types.js';
+import { isJsonWs as isWs } from './char-class.js';
 import { type CallContext, JsonCallReader, Step } from './json-call.js';
 import { MarkerFinder } from './marker-finder.js';
 import { ItemSink } from './sink.js';
@@ -31,7 +31,6 @@ export const enum Match {
   No,
   Partial,
 }
-
 
 /** Whether `lit` occurs at `at` in `buf` (Partial when `buf` ends inside a prefix of it). */
 export function matchAt(buf: string, at: number, lit: string): Match {
