@@ -4,6 +4,7 @@
  */
 import type { MiddlewareHandler } from 'hono';
 import { onBodyDone } from '../body-done.js';
+import { onResponseClosed } from '../raw-response.js';
 import { gatewayError } from '../errors.js';
 import type { AppEnv } from './env.js';
 
@@ -71,6 +72,8 @@ export function concurrencyLimit(max: number, queueSize: number, queueTimeoutSec
       permit();
       throw err;
     }
-    c.res = onBodyDone(c.res, permit);
+    const outgoing = c.env?.outgoing;
+    if (outgoing) onResponseClosed(outgoing, permit);
+    else c.res = onBodyDone(c.res, permit);
   };
 }
