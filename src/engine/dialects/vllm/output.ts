@@ -82,36 +82,42 @@ function decodeOne(cur: MsgpackCursor, frames: readonly Buffer[]): RequestOutput
   const len = cur.arrayLength('EngineCoreOutput', shape);
   if (len < 2) throw new WireDecodeError(shape);
   const requestId = cur.str('EngineCoreOutput.request_id');
-  const newTokenIds = cur.intArray(`${requestId}: new_token_ids`);
+  let newTokenIds: number[];
   let finish: FinishReason | null = null;
   let stopReason: number | string | null = null;
   let logprobsRaw: unknown = null;
   let prefill: unknown = null;
-  for (let i = 2; i < len; i++) {
-    if (cur.nil()) continue;
-    switch (i) {
-      case 2:
-        logprobsRaw = cur.value(`${requestId}.new_logprobs`);
-        break;
-      case 5:
-        finish = finishReasonFromCode(cur.int('finish_reason'));
-        break;
-      case 6:
-        stopReason = stopValue(cur.value(`${requestId}.stop_reason`), requestId);
-        break;
-      case 11:
-        prefill = cur.value(`${requestId}.prefill_stats`);
-        break;
-      default:
-        cur.skip();
+  // Field names only: the request id is added to the message on failure, not built per output.
+  try {
+    newTokenIds = cur.intArray('new_token_ids');
+    for (let i = 2; i < len; i++) {
+      if (cur.nil()) continue;
+      switch (i) {
+        case 2:
+          logprobsRaw = cur.value('new_logprobs');
+          break;
+        case 5:
+          finish = finishReasonFromCode(cur.int('finish_reason'));
+          break;
+        case 6:
+          stopReason = stopValue(cur.value('stop_reason'));
+          break;
+        case 11:
+          prefill = cur.value('prefill_stats');
+          break;
+        default:
+          cur.skip();
+      }
     }
+  } catch (err) {
+    if (err instanceof WireDecodeError) throw new WireDecodeError(`${requestId}: ${err.message}`);
+    throw err;
   }
   return {
     requestId,
     newTokenIds,
     finish,
     stopReason,
-    // Most outputs carry no logprobs: skip building the error-context string for them.
     logprobs: logprobsRaw === null ? null : decodeLogprobRows(logprobsRaw, frames, `${requestId}.new_logprobs`),
     cachedTokens: cachedTokens(prefill),
     errorMessage: null,
@@ -120,8 +126,8 @@ function decodeOne(cur: MsgpackCursor, frames: readonly Buffer[]): RequestOutput
   };
 }
 
-function stopValue(v: unknown, requestId: string): number | string {
-  if (typeof v !== 'string' && !Number.isInteger(v)) throw new WireDecodeError(`${requestId}: stop_reason is neither int nor str`);
+function stopValue(v: unknown): number | string {
+  if (typeof v !== 'string' && !Number.isInteger(v)) throw new WireDecodeError('stop_reason is neither int nor str');
   return v as number | string;
 }
 
