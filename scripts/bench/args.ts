@@ -47,6 +47,8 @@ export interface BenchOptions {
   longStreamMaxTokens: number;
   /** Length of each window (background alone / with long prompts). */
   longWindowSec: number;
+  /** burst: each response's frames back to back; step: one frame per stream per event-loop turn. */
+  ceilingMode: 'step' | 'burst';
   /** Engine step time of the long-prompt scenario (a fresh gateway + engine); 0 = the zero-delay one. */
   longTokenDelayMs: number;
   model: string;
@@ -96,11 +98,14 @@ Options:
   --warmup-secs S        JIT warm-up per target before its first phase, at C=32 (default 4; 0 = off)
   --request-timeout S    Abort a single request after S seconds (default 120)
   --targets LIST         gateway,http-ceiling,direct (default all three; 'ceiling' = http-ceiling)
+  --ceiling-mode MODE    burst (default): each response's frames back to back, one res.write per
+                         frame, until the socket pushes back; step: each event-loop turn writes the
+                         next frame of every stream (frame-by-frame interleaving, more syscalls)
   --phases LIST          soak,streaming,short,prompt-cost,long-prompt (default all)
   --short-concurrency N  Concurrency of the max_tokens-1 phase and the soak (default 64)
-  --soak N               Short requests in the RSS soak (default 20000; 0 = off; the issue's
-                         figure is for 100000)
-  --soak-time-cap S      Stop the soak after S seconds, whatever N (default 150)
+  --soak N               Short requests in the RSS soak (default 10000 to keep the default run
+                         short; the issue's figure is for 100000; 0 = off). N done is printed
+  --soak-time-cap S      Stop the soak after S seconds, whatever N (default 60)
   --prompt-cost-requests N  Requests per C=1 prompt-cost phase (default 40)
   --long-prompt-tokens T Tokens of the long prompt as rendered (default 2048)
   --long-concurrency N   Long-prompt requests in flight in the long-prompt scenario (default 16)
@@ -181,6 +186,7 @@ export function parseBenchArgs(argv: string[]): BenchOptions | null {
       'long-stream-max-tokens': { type: 'string' },
       'long-window': { type: 'string' },
       'long-token-delay-ms': { type: 'string' },
+      'ceiling-mode': { type: 'string' },
       model: { type: 'string' },
       prompt: { type: 'string' },
       'mock-mode': { type: 'string' },
@@ -209,6 +215,8 @@ export function parseBenchArgs(argv: string[]): BenchOptions | null {
     if (!(PHASE_GROUPS as readonly string[]).includes(p)) throw new Error(`--phases: unknown phase '${p}' (${PHASE_GROUPS.join('|')})`);
     phases.add(p as PhaseGroup);
   }
+  const ceilingMode = values['ceiling-mode'] ?? 'burst';
+  if (ceilingMode !== 'step' && ceilingMode !== 'burst') throw new Error(`--ceiling-mode: step or burst, got '${ceilingMode}'`);
   const int = (name: keyof typeof values, dflt: number) => {
     const v = values[name];
     return typeof v === 'string' ? posInt(v, `--${name}`) : dflt;
@@ -231,8 +239,8 @@ export function parseBenchArgs(argv: string[]): BenchOptions | null {
     targets: TARGETS.filter((t) => targets.has(t)),
     phases: PHASE_GROUPS.filter((p) => phases.has(p)),
     shortConcurrency: int('short-concurrency', 64),
-    soakRequests: values.soak === undefined ? 20_000 : Math.floor(nonNeg(values.soak, '--soak')),
-    soakTimeCapSec: values['soak-time-cap'] === undefined ? 150 : posNum(values['soak-time-cap'], '--soak-time-cap'),
+    soakRequests: values.soak === undefined ? 10_000 : Math.floor(nonNeg(values.soak, '--soak')),
+    soakTimeCapSec: values['soak-time-cap'] === undefined ? 60 : posNum(values['soak-time-cap'], '--soak-time-cap'),
     promptCostRequests: int('prompt-cost-requests', 40),
     longPromptTokens: int('long-prompt-tokens', 2048),
     longConcurrency: int('long-concurrency', 16),
@@ -240,6 +248,7 @@ export function parseBenchArgs(argv: string[]): BenchOptions | null {
     longStreams: int('long-streams', 64),
     longStreamMaxTokens: int('long-stream-max-tokens', 1024),
     longWindowSec: values['long-window'] === undefined ? 5 : posNum(values['long-window'], '--long-window'),
+    ceilingMode,
     longTokenDelayMs: values['long-token-delay-ms'] === undefined ? 10 : nonNeg(values['long-token-delay-ms'], '--long-token-delay-ms'),
     model: values.model ?? DEFAULT_MODEL,
     prompt:

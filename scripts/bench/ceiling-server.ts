@@ -5,12 +5,16 @@
  * template, no tokenizer, no detokenizer. Its tokens/s is what the gateway could reach if all of
  * its own work cost nothing.
  *
- * Streams advance in steps, like the gateway fed by a zero-delay engine: each event-loop turn
- * (setImmediate) writes the next token frame of every stream that is not waiting for 'drain', so
- * concurrent streams interleave on the wire instead of one response going out in one burst.
- * With --step-ms S a step runs every S ms instead (a paced engine, for the long-prompt scenario).
+ * --mode burst (the bench's default): each response's frames go out back to back as soon as its
+ * request is read, one res.write per frame, until the socket pushes back ('drain' resumes it), like
+ * a gateway whose engine already has the tokens (at zero token delay the engine runs ahead and the
+ * gateway receives many tokens per message). --mode step: each event-loop turn (setImmediate)
+ * writes the next token frame of every stream, so concurrent streams interleave frame by frame, as
+ * for a gateway fed one token per engine step; with --step-ms S a step runs every S ms (a paced
+ * engine, for the long-prompt scenario).
  *
- *   node [--import loop-probe.mjs] --import tsx/esm ceiling-server.ts --port P --frames FILE [--step-ms S]
+ *   node [--import loop-probe.mjs] --import tsx/esm ceiling-server.ts --port P --frames FILE
+ *        [--step-ms S] [--mode step|burst]
  *
  * FILE is JSON `SseFrames`. Prints `ceiling listening on <port>` once bound.
  */
@@ -20,7 +24,7 @@ import { parseArgs } from 'node:util';
 import { withCompletionTokens, type SseFrames } from './sse-frames.js';
 
 const { values } = parseArgs({
-  options: { port: { type: 'string' }, frames: { type: 'string' }, 'step-ms': { type: 'string' } },
+  options: { port: { type: 'string' }, frames: { type: 'string' }, 'step-ms': { type: 'string' }, mode: { type: 'string' } },
   strict: true,
 });
 if (!values.port || !values.frames) {
@@ -30,6 +34,9 @@ if (!values.port || !values.frames) {
 const frames = JSON.parse(readFileSync(values.frames, 'utf8')) as SseFrames;
 const tokenFrames = frames.tokens;
 const stepMs = Number(values['step-ms'] ?? 0);
+const mode = values.mode ?? 'burst';
+if (mode !== 'step' && mode !== 'burst') throw new Error(`--mode: step or burst, got '${mode}'`);
+const framesPerStep = mode === 'burst' ? Infinity : 1;
 
 /** Tail frames with the usage counts of an N-token response (only a few distinct N per run). */
 const tails = new Map<number, string[]>();
@@ -62,12 +69,18 @@ function schedule(): void {
   else setImmediate(step);
 }
 
-/** One write per frame; the role frame goes with the first token, the tail with the last. */
+/**
+ * One write per frame: up to `framesPerStep` token frames (all of them in burst mode, until the
+ * socket pushes back); the role frame goes with the first token, the tail with the last.
+ */
 function advance(s: Stream): void {
   const res = s.res;
   if (s.sent === 0) for (const f of frames.head) res.write(f);
-  const ok = res.write(tokenFrames[s.sent % tokenFrames.length]);
-  s.sent += 1;
+  let ok = true;
+  for (let k = 0; k < framesPerStep && ok && s.sent < s.n; k++) {
+    ok = res.write(tokenFrames[s.sent % tokenFrames.length]);
+    s.sent += 1;
+  }
   if (s.sent >= s.n) {
     for (const f of tailFor(s.n)) res.write(f);
     res.end();

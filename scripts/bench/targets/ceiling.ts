@@ -22,12 +22,12 @@ export async function startCeiling(opts: BenchOptions, dir: string, w: Workloads
   await writeFile(framesFile, JSON.stringify(frames));
   const port = await freePort();
   const tsx = import.meta.resolve('tsx/esm');
-  const server = new Child('http-ceiling', ['--port', String(port), '--frames', framesFile, '--step-ms', String(stepMs)], {
+  const server = new Child('http-ceiling', ['--port', String(port), '--frames', framesFile, '--step-ms', String(stepMs), '--mode', stepMs > 0 ? 'step' : opts.ceilingMode], {
     nodeFlags: ['--import', LOOP_PROBE_FILE, '--import', tsx],
     script: SERVER_SCRIPT,
     verbose: opts.verbose,
   });
-  process.stderr.write(`bench: http-ceiling on 127.0.0.1:${port}, pid ${server.pid} (frames ${frames.source}${stepMs > 0 ? `, one step per ${stepMs} ms` : ''})\n`);
+  process.stderr.write(`bench: http-ceiling on 127.0.0.1:${port}, pid ${server.pid} (frames ${frames.source}, ${stepMs > 0 ? `one step per ${stepMs} ms` : `${opts.ceilingMode} mode`})\n`);
   const loop = new ChildLoopProbe(server);
   const agent = createAgent();
   const close = async () => {
