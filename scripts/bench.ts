@@ -143,7 +143,7 @@ function report(opts: BenchOptions, info: RunInfo, seconds: number): string {
   out.push(`server RSS after warm-up → at the end: ${rss.join(', ')}`, '');
   if (info.framesSource) out.push(`http-ceiling frames: ${info.framesSource}`, '');
   push(formatIssueTable(issueFigures(opts, info.results), targets));
-  out.push(footnotes(opts.longMaxTokens), '', `total bench time ${seconds.toFixed(1)} s`, '');
+  out.push(footnotes(opts.longMaxTokens, opts.ceilingMode), '', `total bench time ${seconds.toFixed(1)} s`, '');
   return out.join('\n');
 }
 

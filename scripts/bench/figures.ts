@@ -54,7 +54,7 @@ export function issueFigures(opts: BenchOptions, results: Partial<Record<Target,
     const c64 = nearest(levels, 64);
     figs.push({
       key: 'cpuPerToken',
-      label: `CPU µs / streamed token, C=${c64}, max_tokens ${opts.maxTokens}`,
+      label: `CPU µs / streamed token (C=${c64}, max_tokens ${opts.maxTokens})`,
       unit: 'µs',
       values: perTarget(results, (r) => at(r, c64)?.cpu[SERVER]?.usPerToken),
       goal: { op: '<=', value: 8, on: 'gateway', text: '≤ 8 µs' },
@@ -63,7 +63,7 @@ export function issueFigures(opts: BenchOptions, results: Partial<Record<Target,
   if (has('short')) {
     figs.push({
       key: 'cpuPerRequest',
-      label: `CPU µs / request, max_tokens 1, C=${opts.shortConcurrency}`,
+      label: `CPU µs / request (max_tokens 1, C=${opts.shortConcurrency})`,
       unit: 'µs',
       values: perTarget(results, (r) => r.short?.cpu[SERVER]?.usPerRequest),
       goal: { op: '<=', value: 300, on: 'gateway', text: '≤ 300 µs' },
@@ -73,7 +73,7 @@ export function issueFigures(opts: BenchOptions, results: Partial<Record<Target,
     for (const c of levels) {
       figs.push({
         key: `tokensPerSec.c${c}`,
-        label: `tokens/s, C=${c}, max_tokens ${opts.maxTokens}`,
+        label: `tokens/s (C=${c}, max_tokens ${opts.maxTokens})`,
         unit: 'tok/s',
         values: perTarget(results, (r) => at(r, c)?.tokensPerSec),
         goal: { op: '>=', value: 0.9, on: 'ratio', text: 'gw ≥ 0.9× ceiling' },
@@ -83,7 +83,7 @@ export function issueFigures(opts: BenchOptions, results: Partial<Record<Target,
   if (has('prompt-cost')) {
     figs.push({
       key: 'promptOnLoopMs',
-      label: `~${opts.longPromptTokens}-token prompt: event-loop ms (long − short, C=1)`,
+      label: `${opts.longPromptTokens}-tok prompt: event-loop ms (long − short)`,
       unit: 'ms',
       values: perTarget(results, (r) => {
         const l = loopMsPerRequest(r.promptCost?.long);
@@ -94,7 +94,7 @@ export function issueFigures(opts: BenchOptions, results: Partial<Record<Target,
     });
     figs.push({
       key: 'promptWallP50Ms',
-      label: `~${opts.longPromptTokens}-token prompt: wall ms, TTFT p50 long − short`,
+      label: `${opts.longPromptTokens}-tok prompt: wall ms (TTFT p50 long − short)`,
       unit: 'ms',
       values: perTarget(results, (r) => (r.promptCost ? r.promptCost.long.ttft.p50 - r.promptCost.short.ttft.p50 : undefined)),
       details: Object.fromEntries(
@@ -108,7 +108,7 @@ export function issueFigures(opts: BenchOptions, results: Partial<Record<Target,
   if (has('soak') && opts.soakRequests > 0) {
     figs.push({
       key: 'rssSoakRatio',
-      label: 'RSS after soak ÷ RSS after warm-up',
+      label: `RSS after ${opts.soakRequests} short requests ÷ after warm-up`,
       unit: '×',
       values: perTarget(results, (r) => (r.soak ? r.soak.rssAfterMB / r.soak.rssWarmMB : undefined)),
       details: Object.fromEntries(
@@ -123,15 +123,16 @@ export function issueFigures(opts: BenchOptions, results: Partial<Record<Target,
     const c256 = nearest(levels, 256);
     figs.push({
       key: 'loopDelayP99',
-      label: `event-loop delay p99, C=${c256}`,
+      label: `event-loop delay p99 ms (C=${c256})`,
       unit: 'ms',
       values: perTarget(results, (r) => at(r, c256)?.loop?.delayP99Ms ?? undefined),
       goal: { op: '<=', value: 5, on: 'gateway', text: '≤ 5 ms' },
     });
   }
   if (has('long-prompt')) {
-    const s = `${opts.longStreams} streams (step ${opts.longTokenDelayMs} ms)`;
-    const plus = `+ ${opts.longPromptTokens}-tok prompts at C=${opts.longConcurrency}`;
+    // Labels stay short; the long-prompt table's title gives the scenario's parameters.
+    const s = `${opts.longStreams} streams`;
+    const plus = `+ long prompts C=${opts.longConcurrency}`;
     figs.push({ key: 'bgItlP99Alone', label: `${s}: ITL p99 ms, alone`, unit: 'ms', values: perTarget(results, (r) => r.longPrompt?.alone.bgItl.p99) });
     figs.push({ key: 'bgItlP99WithLong', label: `${s}: ITL p99 ms, ${plus}`, unit: 'ms', values: perTarget(results, (r) => r.longPrompt?.withLong.bgItl.p99) });
     figs.push({ key: 'bgGapP99Alone', label: `${s}: gap p99 ms, alone`, unit: 'ms', values: perTarget(results, (r) => r.longPrompt?.alone.bgGap.p99) });

@@ -35,7 +35,7 @@ export function formatIssueTable(figs: Figure[], targets: Target[]): string {
   const details = figs
     .filter((f) => f.details && Object.keys(f.details).length > 0)
     .map((f) => `  ${f.label}: ${targets.filter((t) => f.details![t]).map((t) => `${TARGET_LABEL[t]} ${f.details![t]}`).join('; ')}`);
-  const widths = [58, ...targets.map(() => 14), ...(hasGw ? others.map(() => 10) : []), 20, 5];
+  const widths = [52, ...targets.map(() => 14), ...(hasGw ? others.map(() => 10) : []), 20, 5];
   return [
     'Issue 17 figures (server = the serving process; "met" judges the gateway, or gw÷ceiling for tokens/s)',
     table(head, rows, widths),

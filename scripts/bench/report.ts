@@ -129,26 +129,30 @@ export function formatLongPromptTable(title: string, runs: { target: Target; r: 
   return [title, table(['', ...cols.map((c) => c.head)], rows, [28, ...cols.map(() => 20)]), ...errs].join('\n');
 }
 
-export function footnotes(longMaxTokens: number): string {
+export function footnotes(longMaxTokens: number, ceilingMode: string): string {
   return `Notes:
   Targets. gateway: smg launch + a zero-delay mock engine. http-ceiling: a bare node:http server in
   its own process writing the gateway's own SSE frames (captured from one real response), one
-  res.write per frame, no engine: what an ideal gateway would cost. direct: the in-process engine
-  client against a mock engine (no HTTP); its "server" is this bench process (client + load loop).
+  res.write per frame, no engine (${ceilingMode} mode${ceilingMode === 'burst' ? ": a response's frames back to back, as a gateway\n  whose engine already has the tokens" : ': one frame per stream per event-loop turn'}). direct: the in-process engine client against a
+  mock engine (no HTTP); its "server" is this bench process (client + load loop).
   server = the serving process (gateway / ceiling server / this bench for direct); CPU is utime +
   stime from /proc/<pid>/stat (10 ms ticks) over the phase, all threads. Loop figures come from
   scripts/bench/loop-probe.mjs preloaded into the server (node --import): delay = how late a 1 ms
   timer ran (monitorEventLoopDelay, resolution subtracted); busy = eventLoopUtilization (time the
-  main thread ran callbacks, so work in worker threads is not counted); ms/request = busy ÷ requests.
+  main thread ran callbacks; work in worker threads is not counted); ms/request = busy ÷ requests.
   CPU "cores" = CPU seconds ÷ wall seconds. Two cores are shared by client, server and engine, and by
   whatever else runs here ("other processes"): if that is large, rerun; ratios are steadier than
   absolutes.
   TTFT = request sent → first token. ITL: tokens that reach the client in one event-loop turn are
   one arrival; the gap between a stream's arrivals is spread over its tokens (one sample per
-  token), so mean ITL ≈ TPOT and p99 shows stalls.
+  token), so mean ITL ≈ TPOT. "gap" (long-prompt scenario) is the whole time between a stream's
+  arrivals, one sample per arrival: a stall while the engine keeps producing shows in the gap, not
+  in the per-token ITL (the tokens then arrive together and the stall is spread over them).
   At token delay 0 the engine outruns the gateway, so TTFT/e2e at high C are queueing in front of
   the gateway (≈ C × max_tokens ÷ tokens/s); measure added latency below capacity with
-  --token-delay-ms. Prompt cost: C=1, max_tokens ${longMaxTokens}; "long − short" of TTFT p50 and of
-  main-thread busy ms per request isolates what a ~2k-token prompt adds (template, tokenize, the
-  bigger body and engine request), an upper bound on template + tokenize.`;
+  --token-delay-ms. The long-prompt scenario runs on a fresh gateway + engine (and a step-mode
+  ceiling) paced at --long-token-delay-ms per step, so its streams run below capacity.
+  Prompt cost: C=1, max_tokens ${longMaxTokens}; "long − short" of TTFT p50 and of main-thread busy ms per
+  request is what a ~2k-token prompt adds (template, tokenize, the bigger body and engine request):
+  an upper bound on template + tokenize.`;
 }

@@ -8,6 +8,7 @@ import type { LoopStats } from './loop-stats.js';
 import { runLongPrompt, type LongPromptResult } from './long-prompt.js';
 import { runPhase, warmUp, warmUpFor, type PhaseResult, type PhaseSpec, type RequestFn } from './phase.js';
 import { interrupted, rssBytes } from './procs.js';
+import { fmtMs, fmtNum } from './stats.js';
 import { SERVER, type TargetHandle } from './targets/target.js';
 
 export interface MeasuredPhase extends PhaseResult {
@@ -45,11 +46,12 @@ const mb = (bytes: number) => bytes / (1024 * 1024);
 
 function progress(r: MeasuredPhase): void {
   const s = r.cpu[SERVER];
-  const loop = r.loop ? `, loop delay p99 ${r.loop.delayP99Ms?.toFixed(2) ?? '-'} ms` : '';
+  const loop = r.loop?.delayP99Ms != null ? `, loop delay p99 ${fmtMs(r.loop.delayP99Ms)} ms` : '';
+  const itl = r.itl.count > 0 ? `, ITL p99 ${fmtMs(r.itl.p99)} ms` : '';
   log(
-    `  ${r.label}: ${r.ok}/${r.issued} ok${r.capped ? ' (time cap)' : ''}, ${Math.round(r.tokensPerSec)} tok/s, ` +
-      `TTFT p50 ${r.ttft.p50.toFixed(2)} ms, ITL p99 ${r.itl.p99.toFixed(3)} ms; server ${s.usPerToken.toFixed(1)} µs/tok ` +
-      `${s.usPerRequest.toFixed(0)} µs/req ${s.util.toFixed(2)} cores${loop}; RSS ${r.rssBeforeMB.toFixed(0)}→${r.rssAfterMB.toFixed(0)} MB`,
+    `  ${r.label}: ${r.ok}/${r.issued} ok${r.capped ? ' (time cap)' : ''}, ${fmtNum(r.tokensPerSec)} tok/s, ` +
+      `TTFT p50 ${fmtMs(r.ttft.p50)} ms${itl}; server ${fmtNum(s.usPerToken, 1)} µs/tok ` +
+      `${fmtNum(s.usPerRequest)} µs/req ${s.util.toFixed(2)} cores${loop}; RSS ${r.rssBeforeMB.toFixed(0)}→${r.rssAfterMB.toFixed(0)} MB`,
   );
   if (r.failed > 0) log(`  ${r.failed} failed: ${r.errors.join(' | ')}`);
 }
