@@ -106,7 +106,7 @@ Options:
   --soak N               Short requests in the RSS soak (default 10000 to keep the default run
                          short; the issue's figure is for 100000; 0 = off). N done is printed
   --soak-time-cap S      Stop the soak after S seconds, whatever N (default 60)
-  --prompt-cost-requests N  Requests per C=1 prompt-cost phase (default 40)
+  --prompt-cost-requests N  At least N requests per C=1 prompt-cost phase, and ≥ --min-time (default 40)
   --long-prompt-tokens T Tokens of the long prompt as rendered (default 2048)
   --long-concurrency N   Long-prompt requests in flight in the long-prompt scenario (default 16)
   --long-max-tokens T    max_tokens of a long-prompt request (default 1)
@@ -124,11 +124,12 @@ Options:
   --profile-top N        Frames shown in the profile summary (default 25)
   --perf FILE            Also sample the gateway with Linux perf (needs perf) from the end of the
                          JIT warm-up to its last phase, write FILE and summarize it
-  --gateway-node-flags=F Extra node flags for the gateway, space-separated
+  --gateway-node-flags=F Extra node flags for the gateway, space-separated, after the
+                         --import of scripts/bench/loop-probe.mjs the bench always adds
                          (e.g. --gateway-node-flags="--perf-basic-prof")
   --token-delay-ms MS    Mock engine step time (default 0: engine as fast as it can; >0 gives an
                          unsaturated load where TTFT/ITL show latency added, not queueing)
-  --json FILE            Also write the raw results as JSON
+  --json FILE            Also write the raw results and the issue-17 figures as JSON
   --summarize FILE       Only summarize an existing .cpuprofile and exit
   --verbose              Forward child process logs
   -h, --help             Show this help`;

@@ -132,7 +132,8 @@ export function formatLongPromptTable(title: string, runs: { target: Target; r: 
 export function footnotes(longMaxTokens: number, ceilingMode: string): string {
   return `Notes:
   Targets. gateway: smg launch + a zero-delay mock engine. http-ceiling: a bare node:http server in
-  its own process writing the gateway's own SSE frames (captured from one real response), one
+  its own process writing the gateway's own SSE frames (captured from one real response; shaped
+  the same when no gateway runs), one
   res.write per frame, no engine (${ceilingMode} mode${ceilingMode === 'burst' ? ": a response's frames back to back, as a gateway\n  whose engine already has the tokens" : ': one frame per stream per event-loop turn'}). direct: the in-process engine client against a
   mock engine (no HTTP); its "server" is this bench process (client + load loop).
   server = the serving process (gateway / ceiling server / this bench for direct); CPU is utime +
