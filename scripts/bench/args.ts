@@ -98,9 +98,10 @@ Options:
   --warmup-secs S        JIT warm-up per target before its first phase, at C=32 (default 4; 0 = off)
   --request-timeout S    Abort a single request after S seconds (default 120)
   --targets LIST         gateway,http-ceiling,direct (default all three; 'ceiling' = http-ceiling)
-  --ceiling-mode MODE    burst (default): each response's frames back to back, one res.write per
-                         frame, until the socket pushes back; step: each event-loop turn writes the
-                         next frame of every stream (frame-by-frame interleaving, more syscalls)
+  --ceiling-mode MODE    step (default): each event-loop turn writes the next frame of every stream,
+                         one res.write per frame, as tokens arrive from an engine one step at a
+                         time; burst: each response's frames back to back until the socket pushes
+                         back (no engine cadence at all)
   --phases LIST          soak,streaming,short,prompt-cost,long-prompt (default all)
   --short-concurrency N  Concurrency of the max_tokens-1 phase and the soak (default 64)
   --soak N               Short requests in the RSS soak (default 10000 to keep the default run
@@ -216,7 +217,7 @@ export function parseBenchArgs(argv: string[]): BenchOptions | null {
     if (!(PHASE_GROUPS as readonly string[]).includes(p)) throw new Error(`--phases: unknown phase '${p}' (${PHASE_GROUPS.join('|')})`);
     phases.add(p as PhaseGroup);
   }
-  const ceilingMode = values['ceiling-mode'] ?? 'burst';
+  const ceilingMode = values['ceiling-mode'] ?? 'step';
   if (ceilingMode !== 'step' && ceilingMode !== 'burst') throw new Error(`--ceiling-mode: step or burst, got '${ceilingMode}'`);
   const int = (name: keyof typeof values, dflt: number) => {
     const v = values[name];
