@@ -5,13 +5,11 @@
  * template, no tokenizer, no detokenizer. Its tokens/s is what the gateway could reach if all of
  * its own work cost nothing.
  *
- * --mode burst (the bench's default): each response's frames go out back to back as soon as its
- * request is read, one res.write per frame, until the socket pushes back ('drain' resumes it), like
- * a gateway whose engine already has the tokens (at zero token delay the engine runs ahead and the
- * gateway receives many tokens per message). --mode step: each event-loop turn (setImmediate)
- * writes the next token frame of every stream, so concurrent streams interleave frame by frame, as
- * for a gateway fed one token per engine step; with --step-ms S a step runs every S ms (a paced
- * engine, for the long-prompt scenario).
+ * --mode step (the bench's default): each event-loop turn (setImmediate) writes the next token frame
+ * of every stream, so concurrent streams interleave frame by frame, as for a gateway fed one token
+ * per engine step; with --step-ms S a step runs every S ms (a paced engine, for the long-prompt
+ * scenario). --mode burst: each response's frames go out back to back as soon as its request is
+ * read, one res.write per frame, until the socket pushes back ('drain' resumes it).
  *
  *   node [--import loop-probe.mjs] --import tsx/esm ceiling-server.ts --port P --frames FILE
  *        [--step-ms S] [--mode step|burst]
