@@ -1,8 +1,9 @@
 /**
  * A streaming answer written straight to the Node response: each event is encoded and written as
- * it is produced, synchronously, from the engine output that caused it. Writes of one engine batch
- * are corked together (uncorked on the next tick), so a batch of tokens for many streams costs one
- * socket write per stream. When a socket's buffer is full, frames are kept in one string until it
+ * it is produced, synchronously, from the engine output that caused it. Writes are corked until
+ * the event loop's check phase (setImmediate), so every engine message already waiting on the
+ * socket is handled first and a stream's frames from all of them leave in one write: when the
+ * engine runs ahead, many tokens cost one syscall per stream instead of one per token. When a socket's buffer is full, frames are kept in one string until it
  * drains: the engine is never slowed down (as in SMG), and a slow client costs memory, not CPU.
  */
 import type { GenEvent, GenerationSink } from '../pipeline/events.js';
@@ -95,7 +96,7 @@ export class RawSseWriter implements GenerationSink {
     if (!this.corked) {
       this.corked = true;
       this.raw.cork();
-      process.nextTick(this.uncork);
+      setImmediate(this.uncork);
     }
     if (!this.raw.write(frames)) this.blocked = true;
   }
