@@ -99,6 +99,8 @@ export class MsgpackCursor {
       this.pos += 8;
       return v;
     }
+    const isInt = b <= 0x7f || b >= 0xe0 || (b >= 0xcc && b <= 0xcf) || (b >= 0xd0 && b <= 0xd3);
+    if (!isInt) return this.unexpected(`${what} is not a number`);
     return this.int(what);
   }
 
@@ -120,6 +122,31 @@ export class MsgpackCursor {
     this.pos = end;
     for (let i = start; i < end; i++) if (this.buf[i] >= 0x80) return this.buf.toString('utf8', start, end);
     return this.buf.toString('latin1', start, end);
+  }
+
+  /**
+   * A map key (str) compared in place with `keys` (their UTF-8 bytes): the index of the one it
+   * equals, or -1. Lets a decoder pick its few fields out of a big map without decoding any key.
+   */
+  keyIndex(keys: readonly Buffer[], what: string): number {
+    const b = this.byte();
+    let len: number;
+    if (b >= 0xa0 && b <= 0xbf) len = b & 0x1f;
+    else if (b === 0xd9) len = this.byte();
+    else if (b === 0xda) len = this.u16();
+    else if (b === 0xdb) len = this.u32();
+    else {
+      this.pos--;
+      return this.unexpected(`${what}: a key is not a string`);
+    }
+    const start = this.pos;
+    this.pos += len;
+    if (this.pos > this.buf.length) throw new WireDecodeError(`${what}: key runs past the message`);
+    for (let k = 0; k < keys.length; k++) {
+      const key = keys[k];
+      if (key.length === len && this.buf.compare(key, 0, len, start, start + len) === 0) return k;
+    }
+    return -1;
   }
 
   /** An array of ints (token ids). */

@@ -19,7 +19,7 @@ export function decodeOutput(frames: Buffer[]): OutputEvent {
   const len = cur.arrayLength('EngineCoreOutputs');
   let engineIndex = 0;
   let outputs: RequestOutput[] = [];
-  let stats: unknown = null;
+  let load: EngineLoad | null = null;
   let utility: unknown = null;
   let finished: unknown = null;
   let waveComplete: unknown = null;
@@ -35,7 +35,7 @@ export function decodeOutput(frames: Buffer[]): OutputEvent {
         outputs = decodeOutputList(cur, frames);
         break;
       case 2:
-        stats = cur.value('scheduler_stats');
+        load = readLoad(cur);
         break;
       case 4:
         utility = cur.value('utility_output');
@@ -55,7 +55,7 @@ export function decodeOutput(frames: Buffer[]): OutputEvent {
   }
   // vLLM never mixes the families in one message; should it, per-request data wins (losing it
   // would strand requests), then utility, then wave control.
-  if (outputs.length === 0 && stats === null && finished === null) {
+  if (outputs.length === 0 && load === null && finished === null) {
     if (utility !== null) return decodeUtility(engineIndex, utility);
     if (waveComplete !== null) return { kind: 'wave_complete', engineIndex, wave: int(waveComplete, 'wave_complete') };
     if (startWave !== null) return { kind: 'start_wave', engineIndex, wave: int(startWave, 'start_wave') };
@@ -64,7 +64,7 @@ export function decodeOutput(frames: Buffer[]): OutputEvent {
     kind: 'batch',
     engineIndex,
     outputs,
-    load: stats === null ? null : decodeLoad(stats),
+    load,
     finishedRequests: finished === null ? null : strList(finished, 'finished_requests'),
   };
 }
@@ -138,14 +138,27 @@ function cachedTokens(prefill: unknown): number | null {
   return Number.isInteger(n) ? (n as number) : null;
 }
 
-function decodeLoad(raw: unknown): EngineLoad {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new WireDecodeError('scheduler_stats is not a map');
-  const s = raw as Record<string, unknown>;
-  return {
-    numRunning: num(s['num_running_reqs'], 'num_running_reqs'),
-    numWaiting: num(s['num_waiting_reqs'], 'num_waiting_reqs'),
-    kvCacheUsage: num(s['kv_cache_usage'], 'kv_cache_usage'),
-  };
+const LOAD_KEYS = ['num_running_reqs', 'num_waiting_reqs', 'kv_cache_usage'].map((k) => Buffer.from(k, 'utf8'));
+
+/**
+ * scheduler_stats: a 15-key map (vector O1b) on every step, of which the gateway needs 3. They are
+ * picked out in place; the rest is skipped undecoded. Missing counters read as 0.
+ */
+function readLoad(cur: MsgpackCursor): EngineLoad {
+  const load: EngineLoad = { numRunning: 0, numWaiting: 0, kvCacheUsage: 0 };
+  const n = cur.mapLength('scheduler_stats');
+  for (let i = 0; i < n; i++) {
+    const k = cur.keyIndex(LOAD_KEYS, 'scheduler_stats');
+    if (k === -1 || cur.nil()) {
+      if (k === -1) cur.skip();
+      continue;
+    }
+    const v = cur.number(`scheduler_stats.${LOAD_KEYS[k].toString()}`);
+    if (k === 0) load.numRunning = v;
+    else if (k === 1) load.numWaiting = v;
+    else load.kvCacheUsage = v;
+  }
+  return load;
 }
 
 /** UtilityOutput `[call_id, failure_message, result]`, result = `[type_tag(nil), value]` or nil. */
