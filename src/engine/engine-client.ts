@@ -29,6 +29,7 @@ import { deriveAddresses, prepareIpcEndpoints, removeOwnSocketFiles, type Engine
 import { DecodeErrorRun, SilenceWatchdog } from './liveness.js';
 import { RankTable } from './rank-table.js';
 import { runtimeMismatch } from './runtime-check.js';
+import { IdTable } from './id-table.js';
 import { EngineRequestStream } from './request-stream.js';
 import { SendQueue } from './send-queue.js';
 import type { Dialect, EngineRequest, InputFrames, OutputEvent, Registration, RuntimeType } from './types.js';
@@ -108,6 +109,8 @@ export class EngineClient implements EngineClientApi {
   private readonly probe: InputProbe | null;
   private readonly decodeErrors = new DecodeErrorRun();
   private readonly streams = new Map<string, EngineRequestStream>();
+  /** The same ids, findable from their wire bytes (outputs name them on every step). */
+  private readonly ids = new IdTable();
   private readonly deadListeners: ((err: EngineError) => void)[] = [];
   private readonly dropHandler = (id: string) => this.abort(id);
 
@@ -199,6 +202,7 @@ export class EngineClient implements EngineClientApi {
     const stream = new EngineRequestStream(id, rank, this.dropHandler);
     const wasIdle = this.streams.size === 0;
     this.streams.set(id, stream);
+    this.ids.add(id);
     if (wasIdle) this.watchdog.activate();
     this.sendTo(rank, frames);
     this.probe?.submitted(rank, performance.now());
@@ -211,6 +215,7 @@ export class EngineClient implements EngineClientApi {
     const stream = this.streams.get(requestId);
     if (!stream) return;
     this.streams.delete(requestId);
+    this.ids.delete(requestId);
     const rank = this.table.release(requestId);
     stream.finish();
     this.watchdog.touch();
@@ -282,7 +287,7 @@ export class EngineClient implements EngineClientApi {
     this.watchdog.touchAt(now);
     let ev: OutputEvent;
     try {
-      ev = this.dialect.decodeOutput(frames);
+      ev = this.dialect.decodeOutput(frames, this.ids);
     } catch (err) {
       const text = errText(err);
       if (this.decodeErrors.record()) {
@@ -345,6 +350,7 @@ export class EngineClient implements EngineClientApi {
 
   private complete(id: string, stream: EngineRequestStream): void {
     this.streams.delete(id);
+    this.ids.delete(id);
     this.table.release(id);
     stream.finish();
   }
@@ -384,6 +390,7 @@ export class EngineClient implements EngineClientApi {
   private failAll(err: EngineError): void {
     const streams = [...this.streams.values()];
     this.streams.clear();
+    this.ids.clear();
     this.table.clear();
     for (const s of streams) s.fail(err);
   }

@@ -1,3 +1,5 @@
+import type { IdTable } from './id-table.js';
+
 /**
  * Dialect-neutral shapes that cross the engine seam. Only `engine/dialects/*` know wire shapes;
  * everything above them (engine client, pipeline, gateway) speaks these types.
@@ -154,7 +156,11 @@ export interface Dialect {
   /** Throws WireDecodeError on a registration the gateway must reject. */
   decodeRegistration(payload: Buffer): Registration;
   /** Throws WireDecodeError on an undecodable message. */
-  decodeOutput(frames: Buffer[]): OutputEvent;
+  /**
+   * `known` holds the ids in flight: a dialect may return those strings instead of decoding the
+   * same bytes again on every step.
+   */
+  decodeOutput(frames: Buffer[], known?: IdTable | null): OutputEvent;
 }
 
 export class WireDecodeError extends Error {

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { decodeOutput } from '../../src/engine/dialects/vllm/index.js';
+import { IdTable } from '../../src/engine/id-table.js';
 import type { OutputEvent } from '../../src/engine/types.js';
 import { encodeOutputs, type WireOutput, type WireOutputs } from '../../src/mock-engine/wire/vllm/index.js';
 import { rng } from '../support/splits.js';
@@ -74,5 +75,40 @@ describe('positional EngineCoreOutputs decoding', () => {
       const b = randomBatch(next, i);
       expect(decodeOutput(encodeOutputs(b))).toEqual(expected(b));
     }
+  });
+
+  it('gives the same result with the in-flight id table, whether an id is in it or not', () => {
+    const next = rng(7);
+    for (let i = 0; i < 1000; i++) {
+      const b = randomBatch(next, i);
+      const known = new IdTable();
+      // Half of the ids are in flight; the others are late outputs of finished requests.
+      b.outputs.forEach((o, j) => j % 2 === 0 && known.add(o.requestId));
+      const ev = decodeOutput(encodeOutputs(b), known);
+      expect(ev).toEqual(expected(b));
+    }
+  });
+});
+
+describe('IdTable', () => {
+  it('finds ids by their bytes, tells apart ids sharing a hash, forgets deleted ones, skips non-ASCII', () => {
+    const t = new IdTable();
+    // Same length and same last 4 bytes: the same hash bucket.
+    const a = 'req-AAAA-tail';
+    const b = 'req-BBBB-tail';
+    t.add(a);
+    t.add(b);
+    t.add('réq-1');
+    const bytes = (s: string) => Buffer.from(`xx${s}yy`, 'utf8');
+    const find = (s: string) => t.find(bytes(s), 2, Buffer.byteLength(s));
+    expect(find(a)).toBe(a);
+    expect(find(b)).toBe(b);
+    expect(find('req-CCCC-tail')).toBeUndefined();
+    expect(find('réq-1')).toBeUndefined();
+    t.delete(a);
+    expect(find(a)).toBeUndefined();
+    expect(find(b)).toBe(b);
+    t.clear();
+    expect(find(b)).toBeUndefined();
   });
 });

@@ -8,6 +8,7 @@
  * streams: it builds every value through its generic state machine and decodes every string,
  * while an engine step is mostly "array of [request id, token ids, nil…]".
  */
+import type { IdTable } from '../id-table.js';
 import { WireDecodeError } from '../types.js';
 import { decodeMsgpack } from './reader.js';
 
@@ -102,6 +103,25 @@ export class MsgpackCursor {
     const isInt = b <= 0x7f || b >= 0xe0 || (b >= 0xcc && b <= 0xcf) || (b >= 0xd0 && b <= 0xd3);
     if (!isInt) return this.unexpected(`${what} is not a number`);
     return this.int(what);
+  }
+
+  /** A str that is usually one of `known` (a request id): returned without decoding when it is. */
+  knownStr(known: IdTable | null, what: string): string {
+    if (known) {
+      const b = this.buf[this.pos];
+      let len = -1;
+      let at = this.pos + 1;
+      if (b >= 0xa0 && b <= 0xbf) len = b & 0x1f;
+      else if (b === 0xd9 && at < this.buf.length) len = this.buf[at++];
+      if (len >= 0 && at + len <= this.buf.length) {
+        const id = known.find(this.buf, at, len);
+        if (id !== undefined) {
+          this.pos = at + len;
+          return id;
+        }
+      }
+    }
+    return this.str(what);
   }
 
   /** A str. ASCII (every request id the gateway mints) is sliced natively, without a UTF-8 decode. */

@@ -7,12 +7,13 @@
  */
 import type { EngineLoad, FinishReason, OutputEvent, RequestOutput } from '../../types.js';
 import { WireDecodeError } from '../../types.js';
+import type { IdTable } from '../../id-table.js';
 import { MsgpackCursor } from '../../msgpack/cursor.js';
 import { finishReasonFromCode, isEngineCoreDead } from './constants.js';
 import { decodeLogprobRows } from './logprobs.js';
 
 /** Decode one output message (all its frames). Throws WireDecodeError when it is malformed. */
-export function decodeOutput(frames: Buffer[]): OutputEvent {
+export function decodeOutput(frames: Buffer[], known: IdTable | null = null): OutputEvent {
   if (frames.length === 0) throw new WireDecodeError('empty output message');
   if (isEngineCoreDead(frames)) return { kind: 'dead' };
   const cur = new MsgpackCursor(frames[0]);
@@ -32,7 +33,7 @@ export function decodeOutput(frames: Buffer[]): OutputEvent {
         engineIndex = cur.int('engine_index');
         break;
       case 1:
-        outputs = decodeOutputList(cur, frames);
+        outputs = decodeOutputList(cur, frames, known);
         break;
       case 2:
         load = readLoad(cur);
@@ -69,19 +70,19 @@ export function decodeOutput(frames: Buffer[]): OutputEvent {
   };
 }
 
-function decodeOutputList(cur: MsgpackCursor, frames: readonly Buffer[]): RequestOutput[] {
+function decodeOutputList(cur: MsgpackCursor, frames: readonly Buffer[], known: IdTable | null): RequestOutput[] {
   const n = cur.arrayLength('outputs');
   const out: RequestOutput[] = new Array<RequestOutput>(n);
-  for (let i = 0; i < n; i++) out[i] = decodeOne(cur, frames);
+  for (let i = 0; i < n; i++) out[i] = decodeOne(cur, frames, known);
   return out;
 }
 
 /** One EngineCoreOutput (14 fields in 0.26/0.27; request_id and new_token_ids are required). */
-function decodeOne(cur: MsgpackCursor, frames: readonly Buffer[]): RequestOutput {
+function decodeOne(cur: MsgpackCursor, frames: readonly Buffer[], known: IdTable | null): RequestOutput {
   const shape = 'EngineCoreOutput is not an array of >= 2';
   const len = cur.arrayLength('EngineCoreOutput', shape);
   if (len < 2) throw new WireDecodeError(shape);
-  const requestId = cur.str('EngineCoreOutput.request_id');
+  const requestId = cur.knownStr(known, 'EngineCoreOutput.request_id');
   let newTokenIds: number[];
   let finish: FinishReason | null = null;
   let stopReason: number | string | null = null;
