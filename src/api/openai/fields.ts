@@ -27,7 +27,7 @@ export function optNumber(
   const below = lo !== undefined && (range?.minExclusive ? v <= lo : v < lo);
   const above = hi !== undefined && v > hi;
   if (below || above) {
-    if (range?.message) throw invalid(range.message);
+    if (range?.message) throw invalid(range.message, key);
     const left = lo === undefined ? '(-inf' : range?.minExclusive ? `(${lo}` : `[${lo}`;
     const right = hi === undefined ? 'inf)' : `${hi}]`;
     throw invalid(`${key}: must be in ${left}, ${right}, got ${v}`);
@@ -74,12 +74,15 @@ export function optStops(body: Body): string[] {
   if (!Array.isArray(list) || !list.every((s) => typeof s === 'string')) {
     throw invalid('stop: must be a string or an array of strings');
   }
-  if (list.some((s) => s.length === 0)) throw invalid('stop sequences cannot be empty');
-  if (list.length > 4) throw invalid('maximum 4 stop sequences allowed');
+  if (list.some((s) => s.length === 0)) throw invalid('stop sequences cannot be empty', 'stop');
+  if (list.length > 4) throw invalid('maximum 4 stop sequences allowed', 'stop');
   return list as string[];
 }
 
-/** `logit_bias`: token id (string key in JSON) → bias, clamped to [-100, 100] like vLLM's frontend. */
+/**
+ * `logit_bias`: token id (string key in JSON) → bias in [-100, 100], the range OpenAI documents
+ * and refuses outside of (https://platform.openai.com/docs/api-reference/chat/create#chat-create-logit_bias).
+ */
 export function optLogitBias(body: Body): Map<number, number> | null {
   const v = body.logit_bias;
   if (v === undefined || v === null) return null;
@@ -89,7 +92,8 @@ export function optLogitBias(body: Body): Map<number, number> | null {
     const id = Number(k);
     if (!/^\d+$/.test(k) || !Number.isSafeInteger(id)) throw invalid(`logit_bias: key '${k}' is not a token id`);
     if (typeof bias !== 'number' || !Number.isFinite(bias)) throw invalid(`logit_bias: value for '${k}' must be a number`);
-    out.set(id, Math.max(-100, Math.min(100, bias)));
+    if (bias < -100 || bias > 100) throw invalid(`logit_bias: value for '${k}' must be in [-100, 100], got ${bias}`);
+    out.set(id, bias);
   }
   return out.size > 0 ? out : null;
 }
