@@ -15,6 +15,7 @@ export const TOOL_NAME_RULE = "1 to 64 characters of a-z, A-Z, 0-9, '_' or '-'";
 
 function shown(v: unknown): string {
   if (typeof v === 'string') return JSON.stringify(v);
+  if (v === undefined) return 'nothing';
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'an array';
   return typeof v === 'object' ? 'an object' : `${typeof v} ${String(v)}`;
@@ -22,6 +23,7 @@ function shown(v: unknown): string {
 
 /** The name, or a 400: `<where>: must be a string` / `<where>: must be 1 to 64 characters of …`. */
 export function checkToolName(name: unknown, where: string): string {
+  if (name === undefined || name === null) throw invalid(`${where}: field is required`, where);
   if (typeof name !== 'string') throw invalid(`${where}: must be a string, got ${shown(name)}`, where);
   if (!TOOL_NAME.test(name)) throw invalid(`${where}: must be ${TOOL_NAME_RULE}, got ${shown(name)}`, where);
   return name;

@@ -39,6 +39,7 @@ const isObj = (v: unknown): v is Body => v !== null && typeof v === 'object' && 
 
 function shown(v: unknown): string {
   if (typeof v === 'string') return JSON.stringify(v);
+  if (v === undefined) return 'nothing';
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'an array';
   return typeof v === 'object' ? 'an object' : `${typeof v} ${String(v)}`;
