@@ -71,7 +71,7 @@ function checkPart(part: unknown, where: string, role: Role): void {
   }
   if (MULTIMODAL_PARTS.has(type)) throw multimodalRefused(where, type);
   const expected = role === 'assistant' ? "'text' or 'refusal'" : "'text'";
-  throw invalid(`${where}.type: unknown content part type ${shown(type)} for a ${role} message; expected ${expected}`);
+  throw invalid(`${where}.type: unknown content part type ${shown(type)} in ${role} messages; expected ${expected}`);
 }
 
 function checkContent(msg: Body, where: string, role: Role): void {

@@ -58,7 +58,7 @@ export function parseSamplingRequest(body: Body, opts: { maxTokenKeys: string[];
     logitBias: optLogitBias(body),
     structured: parseStructured(body),
     stream,
-    includeUsage: streamOptions ? (optBool(streamOptions, 'include_usage') ?? false) : false,
+    includeUsage: streamOptions ? (optBool(streamOptions, 'include_usage', 'stream_options.include_usage') ?? false) : false,
     rid,
   };
 }
@@ -75,7 +75,7 @@ function parseStructured(body: Body): StructuredConstraint | null {
       found.push({ kind: 'json_schema', schema: { type: 'object' } });
     } else if (type === 'json_schema') {
       jsonFormat = true;
-      const js = optObject(rf, 'json_schema');
+      const js = optObject(rf, 'json_schema', 'response_format.json_schema');
       if (!js) throw invalid('response_format.json_schema: required when type is json_schema');
       const schema = checkJsonSchemaFormat(js, { name: 'response_format.json_schema.name', schema: 'response_format.json_schema.schema', strict: 'response_format.json_schema.strict' });
       found.push({ kind: 'json_schema', schema: schema ?? {} });

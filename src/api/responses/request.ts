@@ -55,7 +55,7 @@ export function parseResponsesRequest(raw: unknown): ResponsesRequest {
   const stream = optBool(body, 'stream') ?? false;
   const textFormat = responseFormat(body);
   const reasoning = optObject(body, 'reasoning');
-  const effort = reasoning ? optString(reasoning, 'effort') : undefined;
+  const effort = reasoning ? optString(reasoning, 'effort', 'reasoning.effort') : undefined;
 
   const chatBody: Body = {
     model,
@@ -143,7 +143,7 @@ function toolChoice(raw: unknown): unknown {
 
 function responseFormat(body: Body): Record<string, unknown> {
   const text = optObject(body, 'text');
-  const format = text ? optObject(text, 'format') : undefined;
+  const format = text ? optObject(text, 'format', 'text.format') : undefined;
   if (!format) return { type: 'text' };
   const type = format.type;
   if (type !== 'text' && type !== 'json_object' && type !== 'json_schema') {
