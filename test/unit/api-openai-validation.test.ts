@@ -7,7 +7,9 @@
 import { describe, expect, it } from 'vitest';
 import { parseChatRequest } from '../../src/api/openai/chat-request.js';
 import { parseCompletionRequest } from '../../src/api/openai/completion-request.js';
-import { PipelineError } from '../../src/pipeline/errors.js';
+import { EngineError } from '../../src/engine/client-types.js';
+import { WireFieldError } from '../../src/engine/dialects/guard-checks.js';
+import { PipelineError, submitError } from '../../src/pipeline/errors.js';
 
 const user = { role: 'user', content: 'Hi' };
 const base = { model: 'm', messages: [user] };
@@ -234,5 +236,18 @@ describe('completions', () => {
     const e = refusal(() => parseCompletionRequest([]));
     expect([e.code, e.message]).toEqual(['json_parse_error', 'Invalid JSON data: request body must be a JSON object']);
     expect(why(() => parseCompletionRequest({ model: 'm', prompt: [] }))[1]).toBe('prompt');
+  });
+});
+
+describe('wire guard refusals', () => {
+  it('the engine field the guard refused is the 400 param', () => {
+    const guard = new WireFieldError('sampling_params.top_k', 'top_k must be -1 or in [1, 128), got 200');
+    const e = submitError(new EngineError('invalid', guard.message, guard.field));
+    expect([e.status, e.code, e.param, e.message]).toEqual([
+      400,
+      'invalid_request_parameters',
+      'sampling_params.top_k',
+      'Invalid request parameters: sampling_params.top_k: top_k must be -1 or in [1, 128), got 200',
+    ]);
   });
 });

@@ -206,7 +206,7 @@ const CHAT: Mutation[] = [
   m('top_k 0', { top_k: 0 }),
   m('top_k -2', { top_k: -2 }),
   m('top_k fractional', { top_k: 1.5 }),
-  m('top_k 200 on TokenSpeed', { top_k: 200 }, { only: 'tokenspeed' }),
+  m('top_k 200 on TokenSpeed', { top_k: 200 }, { only: 'tokenspeed', code: 'invalid_request_parameters', param: 'sampling_params.top_k' }),
   m('min_p above 1', { min_p: 2 }),
   m('presence_penalty above 2', { presence_penalty: 3 }),
   m('frequency_penalty below -2', { frequency_penalty: -3 }),
@@ -217,7 +217,7 @@ const CHAT: Mutation[] = [
   m('n fractional', { n: 1.5 }),
   m('seed a string', { seed: 'x' }),
   m('seed fractional', { seed: 1.5 }),
-  m('seed negative on TokenSpeed', { seed: -5 }, { only: 'tokenspeed' }),
+  m('seed negative on TokenSpeed', { seed: -5 }, { only: 'tokenspeed', code: 'invalid_request_parameters', param: 'sampling_params.seed' }),
   m('max_tokens 0', { max_tokens: 0 }),
   m('max_tokens negative', { max_tokens: -1 }),
   m('max_tokens fractional', { max_tokens: 1.5 }),
@@ -296,7 +296,7 @@ const COMPLETIONS: Mutation[] = [
   m('repetition_penalty 0', { repetition_penalty: 0 }),
   m('stop five sequences', { stop: ['a', 'b', 'c', 'd', 'e'] }),
   m('stream a number', { stream: 1 }),
-  m('top_k 500 on TokenSpeed', { top_k: 500 }, { only: 'tokenspeed' }),
+  m('top_k 500 on TokenSpeed', { top_k: 500 }, { only: 'tokenspeed', code: 'invalid_request_parameters', param: 'sampling_params.top_k' }),
 ];
 
 // ---- /v1/messages -------------------------------------------------------------------------
@@ -464,7 +464,7 @@ const GENERATE: Mutation[] = [
   m('token_ids_logprob', { token_ids_logprob: [1, 2] }),
   m('stream a string', { stream: 'x' }),
   m('rid empty', { rid: '' }),
-  m('top_k 128 on TokenSpeed', { 'sampling_params.top_k': 128 }, { only: 'tokenspeed' }),
+  m('top_k 128 on TokenSpeed', { 'sampling_params.top_k': 128 }, { only: 'tokenspeed', code: 'invalid_request_parameters', param: 'sampling_params.top_k' }),
 ];
 
 // ---- assembly ----------------------------------------------------------------------------------
