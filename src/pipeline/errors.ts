@@ -25,12 +25,14 @@ export class PipelineError extends Error {
 
 /**
  * The request field a `<field>: <problem>` message starts with (`tools[2].function.name`,
- * `messages[0].content[1].type`), or null when the text does not start with a field path.
+ * `messages[0].content[1].type`), or the one SMG's `Invalid value for '<field>': …` texts name;
+ * null when the text names no field.
  */
 const FIELD_PREFIX = /^([A-Za-z_][\w]*(?:\[\d+\]|\.[A-Za-z_][\w]*)*): /;
+const INVALID_VALUE_FOR = /^Invalid value for '([A-Za-z_][\w.]*)'/;
 
 export function fieldOf(message: string): string | null {
-  return FIELD_PREFIX.exec(message)?.[1] ?? null;
+  return FIELD_PREFIX.exec(message)?.[1] ?? INVALID_VALUE_FOR.exec(message)?.[1] ?? null;
 }
 
 /**

@@ -214,6 +214,11 @@ describe('fields accepted but not acted on are still type-checked', () => {
     expect(chat({ max_completion_tokens: 5, max_tokens: 7 }).maxTokens).toBe(5);
   });
 
+  it("SMG's tool_choice texts name their field", () => {
+    expect(why(() => chat({ tool_choice: 'required' }))[1]).toBe('tool_choice');
+    expect(why(() => chat({ tools: [fn('f')], tool_choice: { type: 'allowed_tools', mode: 'x', tools: [] } }))[1]).toBe('tool_choice.mode');
+  });
+
   it('SMG range texts carry the field as param', () => {
     expect(why(() => chat({ top_p: 0 }))).toEqual(['top_p must be in (0, 1] - greater than 0.0 and at most 1.0', 'top_p', 'invalid_value']);
     expect(why(() => chat({ top_k: 0 }))[1]).toBe('top_k');
