@@ -188,7 +188,3 @@ export const CHAT: Mutation[] = [
   m('continue_final_message a string', { continue_final_message: 'x' }),
   m('separate_reasoning a string', { separate_reasoning: 'x' }),
 ];
-
-/** Chat mutations that keep their meaning with `stream: true` (the refusal must still precede any SSE byte). */
-export const CHAT_STREAMED = CHAT.filter((c) => !('stream' in c.patch) && !('stream_options' in c.patch) && c.status === undefined).slice(0, 60);
-

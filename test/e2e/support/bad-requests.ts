@@ -8,7 +8,7 @@
  * Bodies carry the placeholder `$MODEL`, replaced by the served model when sent.
  */
 
-import { CHAT, CHAT_BASE, CHAT_STREAMED } from './bad-requests-chat.js';
+import { CHAT, CHAT_BASE } from './bad-requests-chat.js';
 import { COMPLETIONS, COMPLETION_BASE, GENERATE, GENERATE_BASE, MESSAGES, MESSAGES_BASE, RESPONSES, RESPONSES_BASE } from './bad-requests-apis.js';
 import { type Mutation, apply, weather } from './bad-requests-kit.js';
 
@@ -102,17 +102,24 @@ function gatewayCases(): BadRequest[] {
   return out;
 }
 
-/** Every case; `big` adds the over-the-limit bodies (megabytes; sent once per engine). */
+/** Mutations that keep their meaning with `stream: true` (the refusal must still precede any SSE byte). */
+function streamable(list: Mutation[]): Mutation[] {
+  return list.filter((c) => c.status === undefined && !('stream' in c.patch) && !('stream_options' in c.patch) && !('best_of' in c.patch));
+}
+
+/** Every case but the over-the-limit bodies (oversizedRequests). */
 export function badRequests(): BadRequest[] {
   return [
     ...expand('/v1/chat/completions', CHAT_BASE, CHAT, 'openai'),
-    ...expand('/v1/chat/completions', { ...CHAT_BASE, stream: true }, CHAT_STREAMED, 'openai', 'streaming: '),
+    ...expand('/v1/chat/completions', { ...CHAT_BASE, stream: true }, streamable(CHAT).slice(0, 60), 'openai', 'streaming: '),
     ...expand('/v1/completions', COMPLETION_BASE, COMPLETIONS, 'openai'),
-    ...expand('/v1/completions', { ...COMPLETION_BASE, stream: true }, COMPLETIONS.filter((c) => c.status === undefined && !('stream' in c.patch) && !('best_of' in c.patch)).slice(0, 15), 'openai', 'streaming: '),
+    ...expand('/v1/completions', { ...COMPLETION_BASE, stream: true }, streamable(COMPLETIONS).slice(0, 15), 'openai', 'streaming: '),
     ...expand('/v1/messages', MESSAGES_BASE, MESSAGES, 'anthropic'),
-    ...expand('/v1/messages', { ...MESSAGES_BASE, stream: true }, MESSAGES.filter((c) => c.status === undefined && !('stream' in c.patch)).slice(0, 15), 'anthropic', 'streaming: '),
+    ...expand('/v1/messages', { ...MESSAGES_BASE, stream: true }, streamable(MESSAGES).slice(0, 15), 'anthropic', 'streaming: '),
     ...expand('/v1/responses', RESPONSES_BASE, RESPONSES, 'openai'),
+    ...expand('/v1/responses', { ...RESPONSES_BASE, stream: true }, streamable(RESPONSES).slice(0, 15), 'openai', 'streaming: '),
     ...expand('/generate', GENERATE_BASE, GENERATE, 'openai'),
+    ...expand('/generate', { ...GENERATE_BASE, stream: true }, streamable(GENERATE).slice(0, 15), 'openai', 'streaming: '),
     ...gatewayCases(),
   ];
 }
