@@ -17,6 +17,8 @@ export class EngineError extends Error {
   constructor(
     readonly kind: EngineErrorKind,
     message: string,
+    /** For `invalid`: the wire field the dialect's guard refused (`sampling_params.top_k`), if known. */
+    readonly field: string | null = null,
   ) {
     super(message);
   }

@@ -197,7 +197,10 @@ export class EngineClient implements EngineClientApi {
       frames = this.dialect.encodeAdd(req);
     } catch (err) {
       this.table.release(id);
-      throw err instanceof EngineError ? err : new EngineError('invalid', errText(err));
+      if (err instanceof EngineError) throw err;
+      // A guard refusal (WireFieldError) names its field; keep it for the 400's `param`.
+      const field = (err as { field?: unknown }).field;
+      throw new EngineError('invalid', errText(err), typeof field === 'string' ? field : null);
     }
     const stream = new EngineRequestStream(id, rank, this.dropHandler);
     const wasIdle = this.streams.size === 0;

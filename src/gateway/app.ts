@@ -13,7 +13,9 @@ import type { AppEnv } from './middleware/env.js';
 import { httpAccounting } from './middleware/http-metrics.js';
 import { requestId } from './middleware/request-id.js';
 import { asAnthropicError } from '../api/anthropic/errors.js';
+import { asOpenAiError } from '../api/openai/errors.js';
 import { INFERENCE_PATHS } from '../api/types.js';
+import { routeMisses } from './route-misses.js';
 import { registerAdminRoutes } from './routes/admin.js';
 import { registerInferenceRoutes } from './routes/inference.js';
 import { registerModelRoutes } from './routes/models.js';
@@ -21,6 +23,7 @@ import { registerProbeRoutes } from './routes/probes.js';
 import { registerWorkerRoutes } from './routes/workers.js';
 
 const GUARDED = ['/v1/*', '/workers', '/workers/*', '/flush_cache', '/generate'];
+const ANTHROPIC_PATHS: readonly string[] = [INFERENCE_PATHS.messages, INFERENCE_PATHS.messages_count_tokens];
 
 export function buildApp(ctx: GatewayContext): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -30,10 +33,23 @@ export function buildApp(ctx: GatewayContext): Hono<AppEnv> {
   app.use('*', requestId());
   // Anthropic clients read every failure on the Messages paths in Anthropic's envelope, the
   // gateway's own refusals (401, 413, 429, 503, …) included.
-  for (const p of [INFERENCE_PATHS.messages, INFERENCE_PATHS.messages_count_tokens]) {
+  for (const p of ANTHROPIC_PATHS) {
     app.use(p, async (c, next) => {
       await next();
       const shaped = await asAnthropicError(c.res, c.get('requestId'));
+      if (shaped !== c.res) {
+        c.res = undefined;
+        c.res = shaped;
+      }
+    });
+  }
+  // Every other API path answers failures in the one JSON envelope, the middleware refusals
+  // (an empty 401, a plain-text 503) included.
+  for (const p of GUARDED) {
+    app.use(p, async (c, next) => {
+      await next();
+      if (ANTHROPIC_PATHS.includes(c.req.path)) return;
+      const shaped = await asOpenAiError(c.res);
       if (shaped !== c.res) {
         c.res = undefined;
         c.res = shaped;
@@ -45,7 +61,7 @@ export function buildApp(ctx: GatewayContext): Hono<AppEnv> {
     '*',
     bodyLimit({
       maxSize: cfg.maxBodyBytes,
-      onError: (c) => c.text('Failed to buffer the request body: length limit exceeded', 413),
+      onError: () => gatewayError(413, 'request_too_large', 'Failed to buffer the request body: length limit exceeded'),
     }),
   );
   const auth = apiKeyAuth(cfg.apiKey);
@@ -59,7 +75,18 @@ export function buildApp(ctx: GatewayContext): Hono<AppEnv> {
   registerAdminRoutes(app, ctx);
   registerInferenceRoutes(app, ctx);
 
-  app.notFound((c) => c.body(null, 404));
+  // A known path asked with the wrong method is a 405 naming the methods it takes; anything else a 404.
+  const misses = routeMisses(app.routes);
+  app.notFound((c) => {
+    const { method, path } = c.req;
+    const allowed = misses.allowedMethods(path);
+    if (allowed.length > 0) {
+      return gatewayError(405, 'method_not_allowed', `Method ${method} is not allowed for ${path}; use ${allowed.join(' or ')}`, null, {
+        Allow: allowed.join(', '),
+      });
+    }
+    return gatewayError(404, 'not_found', `No route for ${method} ${path}`);
+  });
   app.onError((err, c) => {
     ctx.logger.error({ path: c.req.path, err: err.message }, 'unhandled error in request handler');
     return gatewayError(500, 'internal_error', err.message);

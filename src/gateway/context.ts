@@ -63,7 +63,7 @@ export function createGatewayContext(config: GatewayConfig, opts: ContextOptions
       config,
       logger,
       workers: {
-        pickWorker: (model, tokenIds) => workers.pickWorker(model, tokenIds),
+        pickWorker: (model, tokenIds, needs) => workers.pickWorker(model, tokenIds, needs),
         modelIds: () => workers.modelIds(),
         configuredParsers: (model) => {
           const card = cardParsers(workers.list(), model);

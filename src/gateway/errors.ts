@@ -1,16 +1,10 @@
 /**
- * The two error shapes of the HTTP surface: `{error, code}` on worker routes, and the gateway
- * envelope `{"error":{type,code,message,param:null}}` + `X-SMG-Error-Code` everywhere else.
+ * The gateway's own error responses (worker API, admin, middleware refusals, unknown routes): the
+ * same envelope as the OpenAI paths, `{"error":{message,type,param,code}}` + `X-SMG-Error-Code`
+ * (src/api/openai/errors.ts). On the Messages paths they are re-encoded in Anthropic's envelope.
  */
-import { STATUS_CODES } from 'node:http';
+import { openaiErrorJson } from '../api/openai/errors.js';
 
-export function workerRouteError(status: number, code: string, message: string): Response {
-  return Response.json({ error: message, code }, { status });
-}
-
-export function gatewayError(status: number, code: string, message: string): Response {
-  return Response.json(
-    { error: { type: STATUS_CODES[status] ?? 'Error', code, message, param: null } },
-    { status, headers: { 'X-SMG-Error-Code': code } },
-  );
+export function gatewayError(status: number, code: string, message: string, param: string | null = null, headers: HeadersInit = {}): Response {
+  return openaiErrorJson(status, code, message, param, headers);
 }

@@ -55,6 +55,7 @@ export function buildSampling(
       'context_length_exceeded',
       `'max_tokens' or 'max_completion_tokens' is too large: ${req.maxTokens}. This model's maximum context length is ${maxModelLen} tokens and your request has ${promptLen} input tokens (${req.maxTokens} > ${maxModelLen} - ${promptLen}).`,
       true,
+      'max_tokens',
     );
   }
   const maxTokens = req.maxTokens ?? room;

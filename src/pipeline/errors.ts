@@ -23,9 +23,25 @@ export class PipelineError extends Error {
   }
 }
 
-/** A 400 for a request field that fails validation. */
-export function invalid(message: string, param: string | null = null): PipelineError {
-  return new PipelineError(400, 'invalid_request_error', message, true, param);
+/**
+ * The request field a `<field>: <problem>` message starts with (`tools[2].function.name`,
+ * `messages[0].content[1].type`), or the one SMG's `Invalid value for '<field>': …` texts name;
+ * null when the text names no field.
+ */
+const FIELD_PREFIX = /^([A-Za-z_][\w]*(?:\[\d+\]|\.[A-Za-z_][\w]*)*): /;
+const INVALID_VALUE_FOR = /^Invalid value for '([A-Za-z_][\w.]*)'/;
+
+export function fieldOf(message: string): string | null {
+  return FIELD_PREFIX.exec(message)?.[1] ?? INVALID_VALUE_FOR.exec(message)?.[1] ?? null;
+}
+
+/**
+ * A 400 for a request field that fails validation. `invalid_value` is the one code of every such
+ * failure (OpenAI's own code for a bad field value); `param` is the field, named by the caller or
+ * read from a `<field>: <problem>` message.
+ */
+export function invalid(message: string, param: string | null = fieldOf(message)): PipelineError {
+  return new PipelineError(400, 'invalid_value', message, true, param);
 }
 
 /** A body that is not JSON (request-pipeline §2.2(1)). */
@@ -41,8 +57,9 @@ export function submitError(err: unknown): PipelineError {
   if (err instanceof PipelineError) return err;
   if (err instanceof EngineError) {
     if (err.kind === 'invalid') {
-      if (err.message.startsWith('request `')) return new PipelineError(409, 'request_id_in_flight', err.message);
-      return new PipelineError(400, 'invalid_request_parameters', `Invalid request parameters: ${err.message}`);
+      if (err.message.startsWith('request `')) return new PipelineError(409, 'request_id_in_flight', err.message, false, 'rid');
+      // The wire guard names the engine field it refused (`sampling_params.top_k`).
+      return new PipelineError(400, 'invalid_request_parameters', `Invalid request parameters: ${err.message}`, true, err.field);
     }
     const status = err.kind === 'dead' ? 503 : 500;
     return new PipelineError(status, 'start_generation_failed', `Failed to start generation: ${err.message}`);
@@ -54,7 +71,7 @@ export function submitError(err: unknown): PipelineError {
 export function streamError(err: unknown, workerUrl: string): PipelineError {
   if (err instanceof PipelineError) return err;
   if (err instanceof EngineError && err.kind === 'invalid') {
-    return new PipelineError(400, 'invalid_request_parameters', `Invalid request parameters: ${err.message}`);
+    return new PipelineError(400, 'invalid_request_parameters', `Invalid request parameters: ${err.message}`, true, err.field);
   }
   return new PipelineError(500, 'worker_stream_failed', `${workerUrl} stream failed: ${(err as Error).message}`);
 }

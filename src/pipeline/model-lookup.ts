@@ -3,6 +3,7 @@
  * tokenizer, pick a ready worker and take its live engine client.
  */
 import type { EngineClientApi } from '../engine/client-types.js';
+import type { RequestNeeds } from '../workers/capabilities.js';
 import { PipelineError } from './errors.js';
 import type { ModelContext } from './model-context.js';
 import type { PipelineServices, RoutedWorker } from './services.js';
@@ -21,8 +22,9 @@ export interface Acquired {
   client: EngineClientApi;
 }
 
-export function acquireWorker(services: PipelineServices, model: string, tokenIds: readonly number[]): Acquired {
-  const worker = services.workers.pickWorker(model, tokenIds);
+/** `needs`: what the request asks of the engine (logprob depth, prompt logprobs), for routing. */
+export function acquireWorker(services: PipelineServices, model: string, tokenIds: readonly number[], needs?: RequestNeeds): Acquired {
+  const worker = services.workers.pickWorker(model, tokenIds, needs);
   if (!worker) throw new PipelineError(404, 'model_not_found', `No worker available for model '${model}'`);
   try {
     return { worker, client: worker.acquireClient() };

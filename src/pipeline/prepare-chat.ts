@@ -48,7 +48,7 @@ export function prepareChat(services: PipelineServices, req: ChatGenerationReque
   const ctx = modelContextFor(services, req.model);
   const format = chatFormat(services, req, ctx);
   const { promptIds } = format;
-  const { worker, client } = acquireWorker(services, req.model, promptIds);
+  const { worker, client } = acquireWorker(services, req.model, promptIds, { topLogprobs: req.logprobs ? (req.topLogprobs ?? 0) : 0 });
   const decision = format.decide(worker.runtime);
 
   // top_logprobs is only accepted together with logprobs.

@@ -28,7 +28,7 @@ export function prepareCompletion(services: PipelineServices, req: CompletionGen
   for (const ids of prompts) {
     for (const id of ids) if (id >= tok.vocabSize) throw invalid(`prompt: token id ${id} is out of vocabulary (size ${tok.vocabSize})`);
   }
-  const { worker, client } = acquireWorker(services, req.model, prompts[0]);
+  const { worker, client } = acquireWorker(services, req.model, prompts[0], { topLogprobs: req.logprobs ?? 0 });
   checkTopLogprobs(worker.runtime, req.logprobs ?? 0);
   const plan = planStopStrings(req.stop, tok);
   const id = backendRequestId(req.rid, requestId);

@@ -7,6 +7,7 @@
 import type { EngineClientApi } from '../engine/client-types.js';
 import type { RuntimeType } from '../engine/types.js';
 import type { Logger } from '../util/logger.js';
+import type { RequestNeeds } from '../workers/capabilities.js';
 import type { TokenizerRegistry } from '../workers/tokenizer-registry.js';
 import type { RouterMetrics } from './metrics.js';
 import type { ConfiguredParsers } from './parsers/resolve.js';
@@ -27,8 +28,11 @@ export interface RoutedWorker {
 }
 
 export interface WorkerPool {
-  /** A ready worker for `model` chosen by the configured policy; null → 404 model_not_found. */
-  pickWorker(model: string | null, tokenIds?: readonly number[]): RoutedWorker | null;
+  /**
+   * A ready worker for `model` chosen by the configured policy, among those whose runtime can
+   * serve `needs` when any can; null → 404 model_not_found.
+   */
+  pickWorker(model: string | null, tokenIds?: readonly number[], needs?: RequestNeeds): RoutedWorker | null;
   /** Model ids of all registered workers. */
   modelIds(): string[];
   /** Parser names configured for `model`: model card / worker labels, else the gateway flags (§11.1). */

@@ -11,6 +11,7 @@ import { EngineDeathFeed, type EngineDeathListener } from './engine-deaths.js';
 import { JobTracker, workflowError } from './jobs.js';
 import { ProbeScheduler } from './prober.js';
 import { RegistrationError, resolveHealth, resolveModelId, resolveWorker, type RegistrationEnv } from './registration.js';
+import type { RequestNeeds } from './capabilities.js';
 import { WorkerSelector } from './selector.js';
 import { applyProbe, freshCounters } from './state-machine.js';
 import { TokenizerAutoloader, type TokenizerLoader, type TokenizerRegistry } from './tokenizer-registry.js';
@@ -165,9 +166,12 @@ export class WorkerManager {
 
   // ---- selection and readiness ------------------------------------------------------------
 
-  /** The worker a request should go to, or null when no ready worker serves `model`. */
-  pickWorker(model: string | null, tokenIds: readonly number[] = []): Worker | null {
-    const w = this.selector.pick(this.workers.values(), model, tokenIds);
+  /**
+   * The worker a request should go to, or null when no ready worker serves `model`. Workers whose
+   * runtime can serve `needs` are preferred (src/workers/capabilities.ts).
+   */
+  pickWorker(model: string | null, tokenIds: readonly number[] = [], needs?: RequestNeeds): Worker | null {
+    const w = this.selector.pick(this.workers.values(), model, tokenIds, needs);
     if (w) this.opts.metrics?.selected(w, model ?? w.modelId, this.selector.policyName);
     return w;
   }

@@ -3,6 +3,7 @@
  * candidates, so a pending, not_ready, failed or draining worker is never picked.
  */
 import type { Logger } from '../util/logger.js';
+import { type RequestNeeds, needsNothing, runtimeServes } from './capabilities.js';
 import { createPolicy, type RoutingPolicy } from './policies/index.js';
 import type { PolicyName } from './types.js';
 import type { Worker } from './worker.js';
@@ -16,12 +17,17 @@ export class WorkerSelector {
     private readonly random: () => number = Math.random,
   ) {}
 
-  /** `model` null = any model (the caller did not name one). */
-  pick(workers: Iterable<Worker>, model: string | null, tokenIds: readonly number[]): Worker | null {
+  /**
+   * `model` null = any model (the caller did not name one). With `needs`, only workers whose
+   * runtime can serve the request are candidates; when none can, every ready worker stays one, so
+   * the pipeline's own check answers the 400 with its text (a request is refused only when no
+   * worker in the pool could serve it).
+   */
+  pick(workers: Iterable<Worker>, model: string | null, tokenIds: readonly number[], needs?: RequestNeeds): Worker | null {
     const candidates: Worker[] = [];
     for (const w of workers) if (w.isReady && (model === null || w.modelId === model)) candidates.push(w);
     if (candidates.length === 0) return null;
-    return this.policyFor(model ?? '').select(candidates, tokenIds);
+    return this.policyFor(model ?? '').select(capable(candidates, needs), tokenIds);
   }
 
   workerAdded(worker: Worker): void {
@@ -44,4 +50,11 @@ export class WorkerSelector {
     }
     return p;
   }
+}
+
+/** The candidates that can serve `needs`, or all of them when none can. */
+function capable(candidates: Worker[], needs: RequestNeeds | undefined): Worker[] {
+  if (needsNothing(needs)) return candidates;
+  const able = candidates.filter((w) => runtimeServes(w.runtime, needs as RequestNeeds));
+  return able.length > 0 ? able : candidates;
 }

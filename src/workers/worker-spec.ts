@@ -1,6 +1,6 @@
 /**
- * Decoding worker-API bodies into typed specs. Body failures answer before the `{error, code}`
- * envelope applies, as plain text: 415 (not JSON), 400 (malformed JSON), 422 (wrong shape).
+ * Decoding worker-API bodies into typed specs. A failure carries its status and SMG's text: 415
+ * (not JSON), 400 (malformed JSON), 422 (wrong shape); the route wraps it in the error envelope.
  */
 import { KNOWN_RUNTIMES, WORKER_TYPES, defaultSpec, type HealthSpec, type WorkerSpec } from './types.js';
 

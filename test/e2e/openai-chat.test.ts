@@ -416,7 +416,7 @@ describe('chat errors (nothing reaches the engine)', () => {
     const err = await rejects({ messages: user('word '.repeat(5000)) });
     expect(err).toBeInstanceOf(OpenAI.BadRequestError);
     expect(err.status).toBe(400);
-    expect(err.error).toMatchObject({ type: 'invalid_request_error', code: 400 });
+    expect(err.error).toMatchObject({ type: 'invalid_request_error', code: 'context_length_exceeded', param: null });
     expect(err.message).toContain("This model's maximum context length is 4096 tokens");
   });
 
@@ -446,7 +446,7 @@ describe('chat errors (nothing reaches the engine)', () => {
   it('unknown model → 404 model_not_found', async () => {
     const err = await rejects({ model: 'no-such-model' });
     expect(err).toBeInstanceOf(OpenAI.NotFoundError);
-    expect(err.error).toMatchObject({ type: 'Not Found', code: 'model_not_found' });
+    expect(err.error).toMatchObject({ type: 'not_found_error', code: 'model_not_found', param: null });
     expect(err.message).toContain("No worker available for model 'no-such-model'");
   });
 

@@ -55,7 +55,7 @@ describe('engine death mid-request', () => {
     expect(err).toBeInstanceOf(OpenAI.InternalServerError);
     const e = err as APIError;
     expect(e.headers?.get('x-smg-error-code')).toBe('worker_stream_failed');
-    expect(e.error).toMatchObject({ type: 'Internal Server Error', code: 'worker_stream_failed' });
+    expect(e.error).toMatchObject({ type: 'server_error', code: 'worker_stream_failed' });
     expect(e.message).toContain('stream failed: engine core reported fatal failure');
     expect(await workerLoad(jsonRig)).toBe(0);
   });

@@ -261,7 +261,7 @@ describe('the official SDK reads what the encoders write', () => {
 });
 
 describe('error envelopes', () => {
-  it('pipeline errors: Anthropic type per status, request id, SMG code header outside validation', async () => {
+  it('pipeline errors: Anthropic type per status, request id, SMG code header', async () => {
     const cases: [PipelineError, string][] = [
       [invalid('bad'), 'invalid_request_error'],
       [new PipelineError(404, 'model_not_found', "No worker available for model 'x'"), 'not_found_error'],
@@ -273,7 +273,7 @@ describe('error envelopes', () => {
       const res = anthropicErrorResponse(err, 'req-1');
       expect(res.status).toBe(err.status);
       expect(await res.json()).toEqual({ type: 'error', error: { type, message: err.message }, request_id: 'req-1' });
-      expect(res.headers.get('x-smg-error-code')).toBe(err.validation ? null : err.code);
+      expect(res.headers.get('x-smg-error-code')).toBe(err.code);
     }
   });
 

@@ -192,25 +192,40 @@ describe('completion request', () => {
   });
 });
 
-describe('error envelopes (§2.2)', () => {
-  it('validation: invalid_request_error with the numeric code 400, no X-SMG-Error-Code', () => {
-    const e = invalid('top_p must be in (0, 1]');
-    expect(openaiErrorBody(e)).toEqual({ error: { message: 'top_p must be in (0, 1]', type: 'invalid_request_error', code: 400 } });
-    expect(openaiErrorResponse(e).headers.get('X-SMG-Error-Code')).toBeNull();
+describe('error envelope: {error: {message, type, param, code}} + X-SMG-Error-Code', () => {
+  it('validation: invalid_request_error, the string code invalid_value, the field as param', () => {
+    const e = invalid('top_p must be in (0, 1]', 'top_p');
+    expect(openaiErrorBody(e)).toEqual({ error: { message: 'top_p must be in (0, 1]', type: 'invalid_request_error', param: 'top_p', code: 'invalid_value' } });
+    expect(openaiErrorResponse(e).headers.get('X-SMG-Error-Code')).toBe('invalid_value');
+  });
+
+  it('a `<field>: <problem>` message names its field as param', () => {
+    expect(openaiErrorBody(invalid('tools[2].function.name: must be a string')).error.param).toBe('tools[2].function.name');
+    expect(openaiErrorBody(invalid('Invalid JSON data: request body must be a JSON object')).error.param).toBeNull();
   });
 
   it('body parse failures keep the json_parse_error code', () => {
     const e = jsonParseError('JSON syntax error: x');
-    expect(openaiErrorBody(e)).toEqual({ error: { message: 'JSON syntax error: x', type: 'invalid_request_error', code: 'json_parse_error' } });
+    expect(openaiErrorBody(e)).toEqual({ error: { message: 'JSON syntax error: x', type: 'invalid_request_error', param: null, code: 'json_parse_error' } });
   });
 
-  it('pipeline errors: reason phrase as type, snake code, param null, X-SMG-Error-Code header', () => {
-    const e = new PipelineError(404, 'model_not_found', "No worker available for model 'x'");
-    expect(openaiErrorBody(e)).toEqual({ error: { type: 'Not Found', code: 'model_not_found', message: "No worker available for model 'x'", param: null } });
-    expect(openaiErrorResponse(e).headers.get('X-SMG-Error-Code')).toBe('model_not_found');
+  it.each([
+    [404, 'model_not_found', 'not_found_error'],
+    [500, 'worker_stream_failed', 'server_error'],
+    [503, 'tokenizer_not_ready', 'service_unavailable_error'],
+    [501, 'not_implemented', 'not_implemented_error'],
+    [429, 'too_many_requests', 'rate_limit_error'],
+    [408, 'queue_timeout', 'timeout_error'],
+    [409, 'request_id_in_flight', 'invalid_request_error'],
+  ])('pipeline error %i %s: type %s, snake code, header', (status, code, type) => {
+    const e = new PipelineError(status, code, 'text');
+    expect(openaiErrorBody(e)).toEqual({ error: { message: 'text', type, param: null, code } });
+    expect(openaiErrorResponse(e).headers.get('X-SMG-Error-Code')).toBe(code);
   });
 
-  it('mid-stream error frame', () => {
-    expect(JSON.parse(sseErrorFrame('Stream error: boom'))).toEqual({ error: { message: 'Stream error: boom', type: 'internal_error' } });
+  it('mid-stream error frame: the same envelope', () => {
+    expect(JSON.parse(sseErrorFrame('Stream error: boom'))).toEqual({
+      error: { message: 'Stream error: boom', type: 'server_error', param: null, code: 'stream_error' },
+    });
   });
 });

@@ -132,7 +132,10 @@ describe('chatSse', () => {
 
   it('an error after the stream started becomes an error frame, then [DONE]', async () => {
     const out = ssePayloads(chatSse(chatMeta({ includeUsage: true })), [delta(0, 'a')], new Error('engine core reported fatal failure'));
-    expect(out.slice(-2)).toEqual(['{"error":{"message":"Stream error: engine core reported fatal failure","type":"internal_error"}}', '[DONE]']);
+    expect(out.slice(-2)).toEqual([
+      '{"error":{"message":"Stream error: engine core reported fatal failure","type":"server_error","param":null,"code":"stream_error"}}',
+      '[DONE]',
+    ]);
     expect(out.some((f) => f.includes('"usage"'))).toBe(false);
   });
 

@@ -94,24 +94,48 @@ describe('routes', () => {
     const { app, ctx } = setup();
     const none = await app.request('/v1/models');
     expect(none.status).toBe(503);
-    expect(await none.text()).toBe('No models available');
+    expect(await none.json()).toEqual({
+      error: { message: 'No models available', type: 'service_unavailable_error', param: null, code: 'service_unavailable' },
+    });
     ctx.workers.addStartupWorkers([URL_A, URL_B], 'vllm', null);
     await ctx.workers.settled();
     const res = await app.request('/v1/models');
     expect(await res.json()).toEqual({ object: 'list', data: [{ id: 'm', object: 'model', created: 0, owned_by: 'self_hosted' }] });
   });
 
-  it('unknown routes are 404 with an empty body', async () => {
+  it('unknown routes are a JSON 404 in the gateway envelope', async () => {
     const { app } = setup();
-    const res = await app.request('/nope');
-    expect(res.status).toBe(404);
-    expect(await res.text()).toBe('');
+    for (const [method, path] of [['GET', '/nope'], ['POST', '/v1/nope'], ['DELETE', '/workers/a/b']]) {
+      const res = await app.request(path, { method });
+      expect(res.status).toBe(404);
+      expect(res.headers.get('x-smg-error-code')).toBe('not_found');
+      expect(await res.json()).toEqual({ error: { message: `No route for ${method} ${path}`, type: 'not_found_error', param: null, code: 'not_found' } });
+    }
   });
 
-  it('bodies above the cap are refused with 413', async () => {
+  it('a known path with the wrong method is a JSON 405 naming the allowed methods', async () => {
+    const { app } = setup();
+    const res = await app.request('/v1/chat/completions');
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('POST');
+    expect(await res.json()).toEqual({
+      error: { message: 'Method GET is not allowed for /v1/chat/completions; use POST', type: 'invalid_request_error', param: null, code: 'method_not_allowed' },
+    });
+    const worker = await app.request('/workers/0b6f8a3e-1111-4222-8333-444455556666', { method: 'POST' });
+    expect(worker.status).toBe(405);
+    expect(worker.headers.get('allow')).toBe('GET, PATCH, PUT, DELETE');
+    expect((await app.request('/liveness', { method: 'POST' })).status).toBe(405);
+  });
+
+  it('bodies above the cap are refused with a JSON 413', async () => {
     const { app } = setup({ maxBodyBytes: 1024 });
-    const res = await app.request('/workers', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: 'x'.repeat(4096) });
-    expect(res.status).toBe(413);
+    for (const path of ['/workers', '/v1/chat/completions']) {
+      const res = await app.request(path, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: 'x'.repeat(4096) });
+      expect(res.status).toBe(413);
+      expect(await res.json()).toEqual({
+        error: { message: 'Failed to buffer the request body: length limit exceeded', type: 'invalid_request_error', param: null, code: 'request_too_large' },
+      });
+    }
   });
 
   it('inference routes answer 501 until a pipeline is plugged in', async () => {
@@ -120,7 +144,7 @@ describe('routes', () => {
     expect(res.status).toBe(501);
     expect(res.headers.get('x-smg-error-code')).toBe('not_implemented');
     const body = (await res.json()) as { error: { type: string; code: string; param: null } };
-    expect(body.error).toMatchObject({ type: 'Not Implemented', code: 'not_implemented', param: null });
+    expect(body.error).toMatchObject({ type: 'not_implemented_error', code: 'not_implemented', param: null });
     expect((await app.request('/v1/messages', { method: 'POST', body: '{}' })).status).toBe(404);
   });
 
@@ -159,7 +183,15 @@ describe('--api-key', () => {
     const { app } = setup({ apiKey: 'sekret' });
     const noKey = await app.request('/workers');
     expect(noKey.status).toBe(401);
-    expect(await noKey.text()).toBe('');
+    expect(noKey.headers.get('x-smg-error-code')).toBe('invalid_api_key');
+    expect(await noKey.json()).toEqual({
+      error: {
+        message: 'Missing or invalid API key: send it as `Authorization: Bearer <key>` or `x-api-key: <key>`',
+        type: 'authentication_error',
+        param: null,
+        code: 'invalid_api_key',
+      },
+    });
     expect((await app.request('/workers', { headers: { Authorization: 'Bearer wrong' } })).status).toBe(401);
     expect((await app.request('/v1/models')).status).toBe(401);
     expect((await app.request('/workers', { headers: { Authorization: 'Bearer sekret' } })).status).toBe(200);
@@ -185,7 +217,7 @@ describe('Anthropic paths', () => {
   const post = (path: string, headers: Record<string, string> = {}, payload = body) =>
     ({ method: 'POST', body: payload, headers: { 'content-type': 'application/json', ...headers } }) as RequestInit;
 
-  it("the gateway's refusals on /v1/messages come in Anthropic's envelope; elsewhere they do not", async () => {
+  it("the gateway's refusals on /v1/messages come in Anthropic's envelope; elsewhere in the OpenAI one", async () => {
     const { app } = setup({ apiKey: 'sekret', maxBodyBytes: 1024 }, deps);
     for (const path of ['/v1/messages', '/v1/messages/count_tokens']) {
       const res = await app.request(path, post(path));
@@ -195,7 +227,8 @@ describe('Anthropic paths', () => {
       expect(json).toMatchObject({ type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } });
       expect(json.request_id).toBe(res.headers.get('x-request-id'));
     }
-    expect(await (await app.request('/v1/chat/completions', post('/v1/chat/completions'))).text()).toBe('');
+    const chat = (await (await app.request('/v1/chat/completions', post('/v1/chat/completions'))).json()) as { error: { type: string } };
+    expect(chat.error.type).toBe('authentication_error');
 
     const big = await app.request('/v1/messages', post('/v1/messages', { 'x-api-key': 'sekret' }, JSON.stringify({ pad: 'x'.repeat(4096) })));
     expect(big.status).toBe(413);

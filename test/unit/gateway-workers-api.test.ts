@@ -7,6 +7,18 @@ import { captureLogger } from '../support/log-capture.js';
 
 const URL_A = 'ipc:///tmp/smg-api/engine-a';
 
+/** The gateway envelope every worker-route error comes in. */
+function envelope(status: 400 | 404 | 409 | 415 | 422, code: string, message: string, param: string | null = null) {
+  const type = status === 404 ? 'not_found_error' : 'invalid_request_error';
+  return { error: { message, type, param, code } };
+}
+
+async function expectError(res: Response, status: 400 | 404 | 409 | 415 | 422, code: string, message: string, param: string | null = null) {
+  expect(res.status).toBe(status);
+  expect(res.headers.get('x-smg-error-code')).toBe(code);
+  expect(await res.json()).toEqual(envelope(status, code, message, param));
+}
+
 function setup(over: Partial<GatewayConfig> = {}) {
   const cap = captureLogger();
   const fake = new FakeConnector();
@@ -57,51 +69,49 @@ describe('POST /workers', () => {
     ['', 'URL cannot be empty'],
     ['HTTP://x', 'URL must start with a lowercase http://, https://, grpc://, grpcs://, or ipc:// scheme'],
     ['ipc://', 'ipc:// worker URL must include a socket path'],
-  ])('400 BAD_REQUEST for %j', async (url, reason) => {
+  ])('400 invalid_worker_url for %j', async (url, reason) => {
     const { json } = setup();
     const res = await json('POST', '/workers', { url });
-    expect(res.status).toBe(400);
-    expect(await res.json()).toEqual({ error: `Invalid value for field 'worker_url': ${url} - ${reason}`, code: 'BAD_REQUEST' });
+    await expectError(res, 400, 'invalid_worker_url', `Invalid value for field 'worker_url': ${url} - ${reason}`, 'url');
   });
 
-  it('409 WORKER_ALREADY_EXISTS', async () => {
+  it('409 worker_already_exists', async () => {
     const { json, ctx } = setup();
     const first = (await (await json('POST', '/workers', { url: URL_A })).json()) as { worker_id: string };
     await ctx.workers.settled();
     const res = await json('POST', '/workers', { url: URL_A });
-    expect(res.status).toBe(409);
     const id = first.worker_id;
-    expect(await res.json()).toEqual({
-      error: `Worker already exists at URL '${URL_A}' with ID ${id}. Use PUT /workers/${id} to replace or PATCH /workers/${id} to update.`,
-      code: 'WORKER_ALREADY_EXISTS',
-    });
+    await expectError(
+      res,
+      409,
+      'worker_already_exists',
+      `Worker already exists at URL '${URL_A}' with ID ${id}. Use PUT /workers/${id} to replace or PATCH /workers/${id} to update.`,
+      'url',
+    );
   });
 
-  it('409 WORKER_CREATE_IN_PROGRESS while the first registration is queued', async () => {
+  it('409 worker_create_in_progress while the first registration is queued', async () => {
     const { json } = setup();
     const [a, b] = await Promise.all([json('POST', '/workers', { url: URL_A }), json('POST', '/workers', { url: URL_A })]);
     expect(a.status).toBe(202);
-    expect(b.status).toBe(409);
     const id = ((await a.json()) as { worker_id: string }).worker_id;
-    expect(await b.json()).toEqual({
-      error: `Worker creation already in progress for URL '${URL_A}' with ID ${id}`,
-      code: 'WORKER_CREATE_IN_PROGRESS',
-    });
+    await expectError(b, 409, 'worker_create_in_progress', `Worker creation already in progress for URL '${URL_A}' with ID ${id}`, 'url');
   });
 
-  it('body failures are plain text: 415, 400, 422', async () => {
+  it('body failures come in the envelope too: 415, 400, 422', async () => {
     const { app, json } = setup();
     const r415 = await app.request('/workers', { method: 'POST', body: '{"url":"x"}' });
-    expect(r415.status).toBe(415);
+    await expectError(r415, 415, 'unsupported_media_type', 'Expected request with `Content-Type: application/json`');
     const r400 = await app.request('/workers', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{nope' });
     expect(r400.status).toBe(400);
-    expect(await r400.text()).toMatch(/^Failed to parse the request body as JSON: /);
+    const b400 = (await r400.json()) as { error: { message: string; code: string } };
+    expect(b400.error.code).toBe('json_parse_error');
+    expect(b400.error.message).toMatch(/^Failed to parse the request body as JSON: /);
     const r422 = await json('POST', '/workers', { runtime_type: 'vllm' });
-    expect(r422.status).toBe(422);
-    expect(await r422.text()).toBe('Failed to deserialize the JSON body into the target type: missing field `url`');
+    await expectError(r422, 422, 'invalid_worker_spec', 'Failed to deserialize the JSON body into the target type: missing field `url`');
     const bad = await json('POST', '/workers', { url: URL_A, runtime_type: 'nonsense' });
     expect(bad.status).toBe(422);
-    expect(await bad.text()).toContain('unknown variant `nonsense`');
+    expect(((await bad.json()) as { error: { message: string } }).error.message).toContain('unknown variant `nonsense`');
   });
 
   it('a rejected registration is logged and reported as job_status on a 404', async () => {
@@ -112,8 +122,8 @@ describe('POST /workers', () => {
     expect(cap.find(`Failed job: type=AddWorker, worker=${URL_A}, error=Workflow failed at step create_local_worker: Step failed: create_worker - ${msg}`)).toHaveLength(1);
     const res = await app.request(`/workers/${body.worker_id}`);
     expect(res.status).toBe(404);
-    const got = (await res.json()) as { code: string; job_status: { status: string; job_type: string } };
-    expect(got.code).toBe('WORKER_NOT_FOUND');
+    const got = (await res.json()) as { error: { code: string }; job_status: { status: string; job_type: string } };
+    expect(got.error.code).toBe('worker_not_found');
     expect(got.job_status).toMatchObject({ status: 'failed', job_type: 'AddWorker' });
   });
 });
@@ -164,13 +174,12 @@ describe('/workers/{id}', () => {
     const { app } = setup();
     const bad = await app.request('/workers/xyz');
     expect(bad.status).toBe(400);
-    const b = (await bad.json()) as { error: string; code: string };
-    expect(b.code).toBe('BAD_REQUEST');
-    expect(b.error).toMatch(/^Invalid worker_id 'xyz' \(expected UUID\)\. Error: invalid character/);
+    const b = (await bad.json()) as { error: { message: string; code: string; param: string } };
+    expect(b.error).toMatchObject({ code: 'invalid_worker_id', param: 'worker_id', type: 'invalid_request_error' });
+    expect(b.error.message).toMatch(/^Invalid worker_id 'xyz' \(expected UUID\)\. Error: invalid character/);
     const id = '0b6f8a3e-1111-4222-8333-444455556666';
     const nf = await app.request(`/workers/${id}`);
-    expect(nf.status).toBe(404);
-    expect(await nf.json()).toEqual({ error: `Worker ${id} not found`, code: 'WORKER_NOT_FOUND' });
+    await expectError(nf, 404, 'worker_not_found', `Worker ${id} not found`, 'worker_id');
     expect((await app.request(`/workers/${id}`, { method: 'DELETE' })).status).toBe(404);
   });
 
@@ -189,11 +198,14 @@ describe('/workers/{id}', () => {
     expect(entry).toMatchObject({ labels: { a: 'b' }, priority: 3 });
 
     const put = await json('PUT', `/workers/${id}`, { url: 'ipc:///tmp/other' });
-    expect(put.status).toBe(400);
-    expect(await put.json()).toEqual({
-      error: `URL mismatch: worker has URL '${URL_A}' but request body has 'ipc:///tmp/other'. URL changes are not supported via PUT. Use DELETE + POST instead.`,
-      code: 'BAD_REQUEST',
-    });
+    await expectError(
+      put,
+      400,
+      'url_mismatch',
+      `URL mismatch: worker has URL '${URL_A}' but request body has 'ipc:///tmp/other'. URL changes are not supported via PUT. Use DELETE + POST instead.`,
+    );
+    const putText = await app.request(`/workers/${id}`, { method: 'PUT', body: 'x' });
+    await expectError(putText, 415, 'unsupported_media_type', 'Expected request with `Content-Type: application/json`');
     expect((await json('PUT', `/workers/${id}`, { url: URL_A, priority: 1 })).status).toBe(202);
 
     const del = await app.request(`/workers/${id}`, { method: 'DELETE' });
@@ -209,8 +221,10 @@ describe('/workers/{id}', () => {
     const { worker_id: id } = (await (await json('POST', '/workers', { url: URL_A })).json()) as { worker_id: string };
     await waitFor(() => ctx.workers.get(id) !== undefined);
     const res = await json('PUT', `/workers/${id}`, { url: URL_A });
-    expect(res.status).toBe(400);
-    expect(((await res.json()) as { error: string }).error).toBe(
+    await expectError(
+      res,
+      400,
+      'data_parallel_put_unsupported',
       `Worker '${URL_A}' belongs to a data-parallel group. PUT is not supported for data-parallel workers. Use DELETE + POST instead.`,
     );
   });

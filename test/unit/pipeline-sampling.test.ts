@@ -104,7 +104,9 @@ describe('buildSampling', () => {
     expect(build({ top_k: -1 }).spec.topK).toBe(0);
     expect(build({ top_k: 40 }).spec.topK).toBe(40);
     expect(rejection(() => build({ logit_bias: { '5000': 1 } })).message).toContain('out of vocabulary');
-    expect(build({ logit_bias: { '5': 500 } }).spec.logitBias).toEqual(new Map([[5, 100]]));
+    expect(build({ logit_bias: { '5': 100, '6': -100 } }).spec.logitBias).toEqual(new Map([[5, 100], [6, -100]]));
+    // Outside [-100, 100] is the client's error (OpenAI's range), not silently clamped.
+    expect(rejection(() => build({ logit_bias: { '5': 500 } })).message).toBe("logit_bias: value for '5' must be in [-100, 100], got 500");
   });
 });
 

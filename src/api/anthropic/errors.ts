@@ -50,8 +50,7 @@ export function anthropicErrorBody(status: number, message: string, requestId?: 
 
 export function anthropicErrorResponse(err: PipelineError, requestId: string): Response {
   // The SMG error code stays visible to operators, as on the OpenAI routes.
-  const headers: Record<string, string> = err.validation ? {} : { 'X-SMG-Error-Code': err.code };
-  return Response.json(anthropicErrorBody(err.status, err.message, requestId), { status: err.status, headers });
+  return Response.json(anthropicErrorBody(err.status, err.message, requestId), { status: err.status, headers: { 'X-SMG-Error-Code': err.code } });
 }
 
 /** The frame that reports a failure after the stream started; no `[DONE]` follows. */

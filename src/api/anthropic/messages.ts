@@ -22,6 +22,32 @@ import { type Json, isObj } from '../../pipeline/tools/tool-choice.js';
 
 const MEDIA_BLOCKS = new Set(['image', 'document']);
 
+/**
+ * Block types of Anthropic's Messages API that have no chat form and are skipped, as SMG skips
+ * them (thinking echoes, server-tool calls and results, search results, uploads). Any other type
+ * is unknown and refused, as Anthropic refuses it, rather than silently dropped from the prompt.
+ * https://docs.anthropic.com/en/api/messages (content block types).
+ */
+const SKIPPED_BLOCKS = new Set([
+  'thinking',
+  'redacted_thinking',
+  'search_result',
+  'server_tool_use',
+  'web_search_tool_result',
+  'web_fetch_tool_result',
+  'code_execution_tool_result',
+  'bash_code_execution_tool_result',
+  'text_editor_code_execution_tool_result',
+  'tool_search_tool_result',
+  'mcp_tool_use',
+  'mcp_tool_result',
+  'container_upload',
+]);
+
+function unknownBlock(where: string, type: string): PipelineError {
+  return invalid(`${where}.type: unknown content block type '${type}'`);
+}
+
 function mediaRefused(where: string, type: string): PipelineError {
   return new PipelineError(
     400,
@@ -87,7 +113,9 @@ function userMessages(content: unknown, where: string, out: ChatMessage[]): void
       }
       default:
         if (MEDIA_BLOCKS.has(b.type as string)) throw mediaRefused(at, b.type as string);
-      // Other blocks (thinking echoes, server-tool results, search results) have no chat form: SMG skips them.
+        // Thinking echoes, server-tool results, search results have no chat form: SMG skips them.
+        if (b.type === 'tool_use') throw invalid(`${at}: 'tool_use' blocks belong in assistant messages`);
+        if (!SKIPPED_BLOCKS.has(b.type as string)) throw unknownBlock(at, b.type as string);
     }
   });
   flush();
@@ -111,10 +139,13 @@ function assistantMessage(content: unknown, where: string): ChatMessage {
       case 'tool_use':
         if (typeof b.id !== 'string') throw invalid(`${at}.id: must be a string`);
         if (typeof b.name !== 'string') throw invalid(`${at}.name: must be a string`);
+        if (b.input !== undefined && b.input !== null && !isObj(b.input)) throw invalid(`${at}.input: must be an object`);
         toolCalls.push({ id: b.id, type: 'function', function: { name: b.name, arguments: JSON.stringify(b.input ?? {}) } });
         break;
       default:
         if (MEDIA_BLOCKS.has(b.type as string)) throw mediaRefused(at, b.type as string);
+        if (b.type === 'tool_result') throw invalid(`${at}: 'tool_result' blocks belong in user messages`);
+        if (!SKIPPED_BLOCKS.has(b.type as string)) throw unknownBlock(at, b.type as string);
     }
   });
   const msg: ChatMessage = { role: 'assistant', content: texts.length > 0 ? texts.join('') : null };
@@ -137,6 +168,10 @@ export function convertMessages(body: Json): ChatMessage[] {
     if (content === undefined || content === null) throw invalid(`${where}.content: field is required`);
     switch (m.role) {
       case 'user':
+        // An empty turn would render as an empty user message the client never meant to send.
+        if (content === '' || (Array.isArray(content) && content.length === 0)) {
+          throw invalid(`${where}.content: user messages must have non-empty content`);
+        }
         userMessages(content, `${where}.content`, out);
         break;
       case 'assistant':

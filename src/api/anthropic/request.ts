@@ -11,7 +11,7 @@
 import { invalid } from '../../pipeline/errors.js';
 import type { ChatGenerationRequest } from '../../pipeline/request.js';
 import { isObj } from '../../pipeline/tools/tool-choice.js';
-import { type Body, asBody, optBool, optNumber, optString } from '../openai/fields.js';
+import { type Body, asBody, optBool, optNumber, optObject, optString } from '../openai/fields.js';
 import { convertMessages } from './messages.js';
 import { parseTools } from './tools.js';
 
@@ -43,6 +43,8 @@ export function parseMessagesRequest(raw: unknown, opts: MessagesParseOptions = 
   const topK = opts.countOnly ? undefined : optNumber(body, 'top_k', { min: 0, integer: true, message: 'top_k must be a non-negative integer' });
   const rid = optString(body, 'rid');
   if (rid !== undefined && rid.length === 0) throw invalid('rid: must not be empty');
+  // Not acted on, but a wrong type is the client's bug to hear about.
+  optObject(body, 'metadata');
 
   return {
     maxTokens,

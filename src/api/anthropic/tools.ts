@@ -7,6 +7,7 @@
  */
 import { invalid } from '../../pipeline/errors.js';
 import { type Json, type ToolSelection, isObj } from '../../pipeline/tools/tool-choice.js';
+import { ToolNames, checkOptString, checkToolName, checkToolSchema } from '../tool-definition.js';
 
 export interface ConvertedTools {
   /** Chat function tools; undefined when the request has no custom tool. */
@@ -25,10 +26,14 @@ function readTools(raw: unknown): Json[] {
 
 const isCustom = (tool: Json): boolean => tool.type === undefined || tool.type === null || tool.type === 'custom';
 
-function chatTool(tool: Json, i: number): Json {
+function chatTool(tool: Json, i: number, names: ToolNames): Json {
   if (typeof tool.name !== 'string' || tool.name.length === 0) throw invalid(`tools[${i}].name: field is required`);
+  const name = checkToolName(tool.name, `tools[${i}].name`);
   if (!isObj(tool.input_schema)) throw invalid(`tools[${i}].input_schema: field is required and must be an object`);
-  const fn: Json = { name: tool.name };
+  checkToolSchema(tool.input_schema, `tools[${i}].input_schema`, name);
+  checkOptString(tool.description, `tools[${i}].description`);
+  names.add(name, `tools[${i}].name`);
+  const fn: Json = { name };
   if (typeof tool.description === 'string') fn.description = tool.description;
   fn.parameters = tool.input_schema;
   return { type: 'function', function: fn };
@@ -58,7 +63,8 @@ export function parseTools(body: Json): ConvertedTools {
     throw invalid('mcp_servers is required when mcp_toolset tools are present');
   }
   const selection = parseToolChoice(body.tool_choice, all);
-  const custom = all.flatMap((t, i) => (isCustom(t) ? [chatTool(t, i)] : []));
+  const names = new ToolNames();
+  const custom = all.flatMap((t, i) => (isCustom(t) ? [chatTool(t, i, names)] : []));
   if (custom.length === 0) return { tools: undefined, toolSelection: undefined };
   // No tool_choice with tools is `auto`, as in chat: the tool parser then runs and needs the
   // trigger tokens left in the output (§3.3 skip_special_tokens).

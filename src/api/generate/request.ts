@@ -44,7 +44,8 @@ export function parseGenerateRequest(raw: unknown, model: string): GenerateReque
     stream: body.stream,
     rid: body.rid,
   };
-  const sampling = parseSamplingRequest(mapped, { maxTokenKeys: ['max_tokens'], maxN: 128 });
+  const names = { ...GENERATE_NAMES, seed: sp.sampling_seed !== undefined && sp.sampling_seed !== null ? 'sampling_params.sampling_seed' : 'sampling_params.seed' };
+  const sampling = renamed(names, () => parseSamplingRequest(mapped, { maxTokenKeys: ['max_tokens'], maxN: 128 }));
   const returnLogprob = optBool(body, 'return_logprob') ?? false;
   const topLogprobsNum = optNumber(body, 'top_logprobs_num', { min: 0, max: 20, integer: true }) ?? 0;
   const tokenIdsLogprob = body.token_ids_logprob;
@@ -62,6 +63,41 @@ export function parseGenerateRequest(raw: unknown, model: string): GenerateReque
     },
     returnLogprob,
   };
+}
+
+/** The /generate name of each OpenAI-style key the shared reader reports. */
+const GENERATE_NAMES: Record<string, string> = {
+  max_tokens: 'sampling_params.max_new_tokens',
+  min_tokens: 'sampling_params.min_new_tokens',
+  temperature: 'sampling_params.temperature',
+  top_p: 'sampling_params.top_p',
+  top_k: 'sampling_params.top_k',
+  min_p: 'sampling_params.min_p',
+  frequency_penalty: 'sampling_params.frequency_penalty',
+  presence_penalty: 'sampling_params.presence_penalty',
+  repetition_penalty: 'sampling_params.repetition_penalty',
+  stop: 'sampling_params.stop',
+  stop_token_ids: 'sampling_params.stop_token_ids',
+  ignore_eos: 'sampling_params.ignore_eos',
+  skip_special_tokens: 'sampling_params.skip_special_tokens',
+  no_stop_trim: 'sampling_params.no_stop_trim',
+  n: 'sampling_params.n',
+  regex: 'sampling_params.regex',
+  ebnf: 'sampling_params.ebnf',
+  json_schema: 'sampling_params.json_schema',
+};
+
+/** Validation failures of the shared reader, re-worded with the field names a /generate client sent. */
+function renamed<T>(names: Record<string, string>, read: () => T): T {
+  try {
+    return read();
+  } catch (err) {
+    if (!(err instanceof PipelineError) || err.param === null) throw err;
+    const name = names[err.param];
+    if (name === undefined) throw err;
+    const message = err.message.startsWith(`${err.param}: `) ? `${name}: ${err.message.slice(err.param.length + 2)}` : err.message;
+    throw new PipelineError(err.status, err.code, message, err.validation, name);
+  }
 }
 
 function promptOf(body: Body): PromptInput {

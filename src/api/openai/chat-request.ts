@@ -1,5 +1,7 @@
-import { invalid } from '../../pipeline/errors.js';
-import type { ChatGenerationRequest as ChatRequest, ChatMessage } from '../../pipeline/request.js';
+import { PipelineError, invalid } from '../../pipeline/errors.js';
+import type { ChatGenerationRequest as ChatRequest } from '../../pipeline/request.js';
+import { ToolNames, checkOptBool, checkOptString, checkToolName, checkToolSchema } from '../tool-definition.js';
+import { parseMessages } from './chat-messages.js';
 import { type Body, asBody, optBool, optNumber, optObject, optString } from './fields.js';
 import { parseSamplingRequest } from './sampling-request.js';
 import { parseToolSelection } from './tool-choice.js';
@@ -15,17 +17,24 @@ export function parseChatRequest(raw: unknown): ChatRequest {
   const logprobs = optBool(body, 'logprobs') ?? false;
   const topLogprobs = optNumber(body, 'top_logprobs', { min: 0, max: 20, integer: true });
   if (topLogprobs !== undefined && !logprobs) {
-    throw invalid('top_logprobs is only allowed when logprobs is enabled');
+    throw invalid('top_logprobs is only allowed when logprobs is enabled', 'top_logprobs');
   }
   if (optBool(body, 'return_audio') === true) {
-    throw invalid("'return_audio' must be false because the gRPC backend only supports text output");
+    throw new PipelineError(400, 'audio_output_not_supported', "'return_audio' must be false because the gRPC backend only supports text output", true, 'return_audio');
   }
   const modalities = body.modalities;
+  if (modalities !== undefined && modalities !== null && !Array.isArray(modalities)) throw invalid('modalities: must be an array');
   if (Array.isArray(modalities)) {
     for (const m of modalities) {
-      if (m !== 'text') throw invalid(`unsupported output modality '${String(m)}'; the gRPC backend only supports text output`);
+      if (m !== 'text') {
+        throw new PipelineError(400, 'unsupported_output_modality', `unsupported output modality '${String(m)}'; the gRPC backend only supports text output`, true, 'modalities');
+      }
     }
   }
+  // Accepted and not acted on (§3.1.2), but a wrong type is still the client's bug to hear about.
+  optBool(body, 'parallel_tool_calls');
+  optString(body, 'user');
+  optObject(body, 'metadata');
 
   const { tools, toolChoice, toolSelection } = parseTools(body);
   return {
@@ -56,23 +65,6 @@ function parseReasoningEffort(body: Body): string | undefined {
   return v;
 }
 
-function parseMessages(body: Body): ChatMessage[] {
-  const raw = body.messages;
-  if (!Array.isArray(raw)) throw invalid('messages: field is required and must be an array');
-  if (raw.length === 0) throw invalid('messages: Validation error: messages cannot be empty');
-  return raw.map((m, i) => {
-    if (m === null || typeof m !== 'object' || Array.isArray(m)) throw invalid(`messages[${i}]: must be an object`);
-    const msg = m as Body;
-    if (typeof msg.role !== 'string') throw invalid(`messages[${i}].role: must be a string`);
-    if (msg.role === 'user') {
-      if (msg.content === '' ) throw invalid('message content cannot be empty');
-      if (Array.isArray(msg.content) && msg.content.length === 0) throw invalid('message content parts cannot be empty');
-      if (msg.content === undefined || msg.content === null) throw invalid('message content cannot be empty');
-    }
-    return msg as ChatMessage;
-  });
-}
-
 /** `functions`/`function_call` are folded into `tools`/`tool_choice`, then tool_choice is checked. */
 function parseTools(body: Body): Pick<ChatRequest, 'tools' | 'toolChoice' | 'toolSelection'> {
   let tools = body.tools as unknown;
@@ -86,9 +78,33 @@ function parseTools(body: Body): Pick<ChatRequest, 'tools' | 'toolChoice' | 'too
   }
   if (tools !== undefined && tools !== null && !Array.isArray(tools)) throw invalid('tools: must be an array');
   const list = (tools ?? undefined) as Record<string, unknown>[] | undefined;
-  if (list?.some((t) => t === null || typeof t !== 'object' || Array.isArray(t))) throw invalid('tools: each tool must be an object');
+  if (list) checkTools(list);
   if (toolChoice === undefined || toolChoice === null) {
     toolChoice = list ? (list.length === 0 ? 'none' : 'auto') : undefined;
   }
   return { tools: list, toolChoice, toolSelection: parseToolSelection(toolChoice, list) };
+}
+
+/**
+ * Each tool `{type: "function", function: {name, description?, parameters?, strict?}}`. A missing
+ * `type` is read as "function", as vLLM's request model defaults it.
+ */
+function checkTools(tools: unknown[]): void {
+  const names = new ToolNames();
+  tools.forEach((t, i) => {
+    const where = `tools[${i}]`;
+    if (t === null || typeof t !== 'object' || Array.isArray(t)) throw invalid(`${where}: must be an object`);
+    const tool = t as Body;
+    if (tool.type !== undefined && tool.type !== 'function') {
+      throw invalid(`${where}.type: must be 'function', got ${typeof tool.type === 'string' ? `'${tool.type}'` : String(tool.type)}`);
+    }
+    const fn = tool.function;
+    if (fn === null || typeof fn !== 'object' || Array.isArray(fn)) throw invalid(`${where}.function: field is required and must be an object`);
+    const f = fn as Body;
+    const name = checkToolName(f.name, `${where}.function.name`);
+    checkOptString(f.description, `${where}.function.description`);
+    checkToolSchema(f.parameters, `${where}.function.parameters`, name);
+    checkOptBool(f.strict, `${where}.function.strict`);
+    names.add(name, `${where}.function.name`);
+  });
 }

@@ -16,9 +16,11 @@ export function parseCompletionRequest(raw: unknown): CompletionRequest {
   const prompts = parsePrompts(body.prompt);
   const bestOf = optNumber(body, 'best_of', { min: 1, integer: true });
   if (bestOf !== undefined) {
-    if (sampling.stream) throw invalid('best_of is not supported when stream is enabled');
-    if (bestOf < sampling.n) throw invalid('best_of must be greater than n');
+    if (sampling.stream) throw invalid('best_of is not supported when stream is enabled', 'best_of');
+    if (bestOf < sampling.n) throw invalid('best_of must be greater than n', 'best_of');
   }
+  // Accepted and not acted on, but type-checked like chat's.
+  optString(body, 'user');
   return {
     ...sampling,
     model,
@@ -32,7 +34,7 @@ export function parseCompletionRequest(raw: unknown): CompletionRequest {
 function parsePrompts(prompt: unknown): PromptInput[] {
   if (typeof prompt === 'string') return [{ text: prompt }];
   if (!Array.isArray(prompt)) throw invalid('prompt: must be a string, an array of strings, or token ids');
-  if (prompt.length === 0) throw invalid('prompt array cannot be empty');
+  if (prompt.length === 0) throw invalid('prompt array cannot be empty', 'prompt');
   if (isTokenIds(prompt)) return [{ tokenIds: prompt }];
   return prompt.map((p, i) => {
     if (typeof p === 'string') return { text: p };

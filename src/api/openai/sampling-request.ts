@@ -2,6 +2,8 @@
 import type { StructuredConstraint } from '../../engine/types.js';
 import { invalid } from '../../pipeline/errors.js';
 import type { SamplingRequest } from '../../pipeline/request.js';
+import { jsonSchemaProblem } from '../json-schema-check.js';
+import { TOOL_NAME_RULE } from '../tool-definition.js';
 import { type Body, optBool, optLogitBias, optNumber, optObject, optStops, optString, optTokenIds } from './fields.js';
 
 const I32_MIN = -(2 ** 31);
@@ -9,25 +11,23 @@ const I32_MAX = 2 ** 31 - 1;
 
 export function parseSamplingRequest(body: Body, opts: { maxTokenKeys: string[]; maxN: number }): SamplingRequest {
   let maxTokens: number | undefined;
+  // Every key is checked; the first one present wins (max_completion_tokens over max_tokens).
   for (const key of opts.maxTokenKeys) {
     const v = optNumber(body, key, { min: 1, integer: true, message: `${key}: must be at least 1` });
-    if (v !== undefined) {
-      maxTokens = v;
-      break;
-    }
+    maxTokens ??= v;
   }
   const minTokens = optNumber(body, 'min_tokens', { min: 0, integer: true }) ?? 0;
   if (maxTokens !== undefined && minTokens > maxTokens) {
-    throw invalid('min_tokens cannot exceed max_tokens/max_completion_tokens');
+    throw invalid('min_tokens cannot exceed max_tokens/max_completion_tokens', 'min_tokens');
   }
   const topK = optNumber(body, 'top_k', { min: -1, integer: true, message: 'top_k must be -1 (disabled) or at least 1' });
   // 0 lies inside the numeric range but is not a valid value (§3.1.3): only -1 means "disabled".
-  if (topK === 0) throw invalid('top_k must be -1 (disabled) or at least 1');
+  if (topK === 0) throw invalid('top_k must be -1 (disabled) or at least 1', 'top_k');
   const seed = optNumber(body, 'seed', { integer: true });
   const stream = optBool(body, 'stream') ?? false;
   const streamOptions = optObject(body, 'stream_options');
   if (streamOptions && !stream) {
-    throw invalid("The 'stream_options' parameter is only allowed when 'stream' is enabled");
+    throw invalid("The 'stream_options' parameter is only allowed when 'stream' is enabled", 'stream_options');
   }
   const rid = optString(body, 'rid');
   if (rid !== undefined && rid.length === 0) throw invalid('rid: must not be empty');
@@ -58,7 +58,7 @@ export function parseSamplingRequest(body: Body, opts: { maxTokenKeys: string[];
     logitBias: optLogitBias(body),
     structured: parseStructured(body),
     stream,
-    includeUsage: streamOptions ? (optBool(streamOptions, 'include_usage') ?? false) : false,
+    includeUsage: streamOptions ? (optBool(streamOptions, 'include_usage', 'stream_options.include_usage') ?? false) : false,
     rid,
   };
 }
@@ -75,12 +75,10 @@ function parseStructured(body: Body): StructuredConstraint | null {
       found.push({ kind: 'json_schema', schema: { type: 'object' } });
     } else if (type === 'json_schema') {
       jsonFormat = true;
-      const js = optObject(rf, 'json_schema');
+      const js = optObject(rf, 'json_schema', 'response_format.json_schema');
       if (!js) throw invalid('response_format.json_schema: required when type is json_schema');
-      const name = optString(js, 'name');
-      if (name !== undefined && name.length === 0) throw invalid('JSON schema name cannot be empty');
-      const schema = js.schema;
-      found.push({ kind: 'json_schema', schema: (schema as Record<string, unknown> | undefined) ?? {} });
+      const schema = checkJsonSchemaFormat(js, { name: 'response_format.json_schema.name', schema: 'response_format.json_schema.schema', strict: 'response_format.json_schema.strict' });
+      found.push({ kind: 'json_schema', schema: schema ?? {} });
     } else if (type !== 'text' && type !== undefined) {
       throw invalid(`response_format.type: unsupported value '${String(type)}'`);
     }
@@ -88,13 +86,52 @@ function parseStructured(body: Body): StructuredConstraint | null {
   const regex = optString(body, 'regex');
   const ebnf = optString(body, 'ebnf');
   const jsonSchema = optString(body, 'json_schema');
-  if (jsonFormat && regex !== undefined) throw invalid('cannot use regex constraint with JSON response format');
-  if (jsonFormat && ebnf !== undefined) throw invalid('cannot use EBNF constraint with JSON response format');
+  if (jsonFormat && regex !== undefined) throw invalid('cannot use regex constraint with JSON response format', 'regex');
+  if (jsonFormat && ebnf !== undefined) throw invalid('cannot use EBNF constraint with JSON response format', 'ebnf');
   if (regex !== undefined) found.push({ kind: 'regex', pattern: regex });
   if (ebnf !== undefined) found.push({ kind: 'grammar', grammar: ebnf });
-  if (jsonSchema !== undefined) found.push({ kind: 'json_schema', schema: jsonSchema });
+  if (jsonSchema !== undefined) {
+    checkJsonSchemaText(jsonSchema, 'json_schema');
+    found.push({ kind: 'json_schema', schema: jsonSchema });
+  }
   if (found.length > 1) {
     throw invalid('only one structured output constraint (regex, ebnf, or json_schema) can be active at a time');
   }
   return found[0] ?? null;
+}
+
+/**
+ * The `json_schema` member of a JSON-schema response format (chat's nested object, Responses'
+ * flat `text.format`): `name` required and tool-name shaped (OpenAI's rule), `schema` absent or a
+ * JSON Schema object ajv compiles, `strict` a boolean. Returns the schema.
+ */
+export function checkJsonSchemaFormat(
+  js: Body,
+  at: { name: string; schema: string; strict: string },
+): Record<string, unknown> | undefined {
+  const name = js.name;
+  if (name === undefined || name === null) throw invalid(`${at.name}: field is required`, at.name);
+  if (typeof name !== 'string') throw invalid(`${at.name}: must be a string`, at.name);
+  // SMG's text (§3.1.3).
+  if (name.length === 0) throw invalid('JSON schema name cannot be empty', at.name);
+  if (!/^[a-zA-Z0-9_-]{1,64}$/.test(name)) throw invalid(`${at.name}: must be ${TOOL_NAME_RULE}, got ${JSON.stringify(name)}`, at.name);
+  const schema = js.schema;
+  if (schema !== undefined && schema !== null) {
+    const problem = jsonSchemaProblem(schema);
+    if (problem !== null) throw invalid(`${at.schema}: ${problem}`, at.schema);
+  }
+  if (js.strict !== undefined && js.strict !== null && typeof js.strict !== 'boolean') throw invalid(`${at.strict}: must be a boolean`, at.strict);
+  return (schema ?? undefined) as Record<string, unknown> | undefined;
+}
+
+/** SGLang's `json_schema` extension: the schema as JSON text. */
+function checkJsonSchemaText(text: string, field: string): void {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    throw invalid(`${field}: must be a JSON Schema as JSON text: ${(err as Error).message}`, field);
+  }
+  const problem = jsonSchemaProblem(parsed);
+  if (problem !== null) throw invalid(`${field}: ${problem}`, field);
 }

@@ -101,9 +101,13 @@ function messageText(content: unknown, i: number): string {
   content.forEach((part, j) => {
     const where = `input[${i}].content[${j}]`;
     if (!isObj(part) || typeof part.type !== 'string') throw invalid(`${where}: must be a content part object`, where);
-    if (TEXT_PARTS.has(part.type) && typeof part.text === 'string') texts.push(part.text);
-    else if (part.type === 'refusal' && typeof part.refusal === 'string') texts.push(part.refusal);
-    else if (MEDIA_PARTS.has(part.type)) {
+    if (TEXT_PARTS.has(part.type)) {
+      if (typeof part.text !== 'string') throw invalid(`${where}.text: must be a string`, `${where}.text`);
+      texts.push(part.text);
+    } else if (part.type === 'refusal') {
+      if (typeof part.refusal !== 'string') throw invalid(`${where}.refusal: must be a string`, `${where}.refusal`);
+      texts.push(part.refusal);
+    } else if (MEDIA_PARTS.has(part.type)) {
       throw new PipelineError(400, 'multimodal_not_supported', `${where}: '${part.type}' parts are not supported: this gateway serves text only`, true, where);
     } else throw invalid(`${where}: unsupported content part type '${part.type}'`, where);
   });

@@ -7,6 +7,8 @@
 import { PipelineError, invalid } from '../../pipeline/errors.js';
 import type { ChatGenerationRequest } from '../../pipeline/request.js';
 import { parseChatRequest } from '../openai/chat-request.js';
+import { checkJsonSchemaFormat } from '../openai/sampling-request.js';
+import { ToolNames, checkOptBool, checkOptString, checkToolName, checkToolSchema } from '../tool-definition.js';
 import { type Body, asBody, optBool, optNumber, optObject, optString } from '../openai/fields.js';
 import { inputMessages } from './input-items.js';
 
@@ -53,7 +55,7 @@ export function parseResponsesRequest(raw: unknown): ResponsesRequest {
   const stream = optBool(body, 'stream') ?? false;
   const textFormat = responseFormat(body);
   const reasoning = optObject(body, 'reasoning');
-  const effort = reasoning ? optString(reasoning, 'effort') : undefined;
+  const effort = reasoning ? optString(reasoning, 'effort', 'reasoning.effort') : undefined;
 
   const chatBody: Body = {
     model,
@@ -109,6 +111,7 @@ interface FunctionTool {
 function functionTools(raw: unknown): FunctionTool[] {
   if (raw === undefined || raw === null) return [];
   if (!Array.isArray(raw)) throw invalid('tools: must be an array', 'tools');
+  const names = new ToolNames();
   return raw.map((t, i) => {
     const where = `tools[${i}]`;
     if (t === null || typeof t !== 'object' || Array.isArray(t)) throw invalid(`${where}: must be an object`, where);
@@ -116,8 +119,12 @@ function functionTools(raw: unknown): FunctionTool[] {
     if (tool.type !== 'function') {
       throw invalid(`${where}.type: only function tools are supported, got '${String(tool.type)}'`, `${where}.type`);
     }
-    if (typeof tool.name !== 'string') throw invalid(`${where}.name: must be a string`, `${where}.name`);
-    const out: FunctionTool = { name: tool.name };
+    const name = checkToolName(tool.name, `${where}.name`);
+    checkOptString(tool.description, `${where}.description`);
+    checkToolSchema(tool.parameters, `${where}.parameters`, name);
+    checkOptBool(tool.strict, `${where}.strict`);
+    names.add(name, `${where}.name`);
+    const out: FunctionTool = { name };
     if (typeof tool.description === 'string') out.description = tool.description;
     if (tool.parameters !== undefined && tool.parameters !== null) out.parameters = tool.parameters;
     if (typeof tool.strict === 'boolean') out.strict = tool.strict;
@@ -136,12 +143,13 @@ function toolChoice(raw: unknown): unknown {
 
 function responseFormat(body: Body): Record<string, unknown> {
   const text = optObject(body, 'text');
-  const format = text ? optObject(text, 'format') : undefined;
+  const format = text ? optObject(text, 'format', 'text.format') : undefined;
   if (!format) return { type: 'text' };
   const type = format.type;
   if (type !== 'text' && type !== 'json_object' && type !== 'json_schema') {
     throw invalid(`text.format.type: must be text, json_object or json_schema, got '${String(type)}'`, 'text.format.type');
   }
+  if (type === 'json_schema') checkJsonSchemaFormat(format, { name: 'text.format.name', schema: 'text.format.schema', strict: 'text.format.strict' });
   return format;
 }
 

@@ -1,13 +1,17 @@
 /**
  * Worker API (cli-and-api §5.7). Synchronous checks answer here; registration, updates and
  * removal run as background jobs (202), whose failures show in the log and in `job_status`.
+ * Every error, body-parse failures included, is the gateway envelope (src/gateway/errors.ts) with
+ * SMG's message text; the code names the failure (`worker_not_found`, `worker_already_exists`,
+ * `invalid_worker_url`, `invalid_worker_spec`, …) where SMG sends `BAD_REQUEST` / `WORKER_*`.
  */
 import type { Context, Hono } from 'hono';
 import { decodeJsonBody, decodeWorkerPatch, decodeWorkerSpec } from '../../workers/worker-spec.js';
 import { placeholderEntry, workerEntry } from '../../workers/worker-view.js';
 import { checkWorkerUrl } from '../../workers/url-checks.js';
 import type { GatewayContext } from '../context.js';
-import { workerRouteError } from '../errors.js';
+import { openaiEnvelope } from '../../api/openai/errors.js';
+import { gatewayError } from '../errors.js';
 import type { AppEnv } from '../middleware/env.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -35,21 +39,29 @@ function checkId(c: Context<AppEnv>): IdCheck {
   const raw = c.req.param('id') ?? '';
   const problem = uuidProblem(raw);
   if (problem) {
-    return { ok: false, res: workerRouteError(400, 'BAD_REQUEST', `Invalid worker_id '${raw}' (expected UUID). Error: ${problem}`) };
+    return { ok: false, res: gatewayError(400, 'invalid_worker_id', `Invalid worker_id '${raw}' (expected UUID). Error: ${problem}`, 'worker_id') };
   }
   return { ok: true, id: raw.toLowerCase() };
 }
 
 function notFound(ctx: GatewayContext, id: string): Response {
   const job = ctx.workers.jobs.get(id);
-  const body: Record<string, unknown> = { error: `Worker ${id} not found`, code: 'WORKER_NOT_FOUND' };
+  const body: Record<string, unknown> = { ...openaiEnvelope(404, 'worker_not_found', `Worker ${id} not found`, 'worker_id') };
+  // A failed registration stays visible next to the 404 (SMG's `job_status`).
   if (job) body.job_status = job;
-  return Response.json(body, { status: 404 });
+  return Response.json(body, { status: 404, headers: { 'X-SMG-Error-Code': 'worker_not_found' } });
+}
+
+/** Body-parse and shape failures: 415 not JSON, 400 malformed JSON, 422 not a worker spec. */
+const BODY_CODES: Record<400 | 415 | 422, string> = { 400: 'json_parse_error', 415: 'unsupported_media_type', 422: 'invalid_worker_spec' };
+
+function bodyError(r: { status: 400 | 415 | 422; text: string }): Response {
+  return gatewayError(r.status, BODY_CODES[r.status], r.text);
 }
 
 async function readJson(c: Context<AppEnv>): Promise<{ ok: true; value: unknown } | { ok: false; res: Response }> {
   const r = decodeJsonBody(c.req.header('content-type'), await c.req.text());
-  if (!r.ok) return { ok: false, res: c.text(r.text, r.status) };
+  if (!r.ok) return { ok: false, res: bodyError(r) };
   return { ok: true, value: r.value };
 }
 
@@ -60,9 +72,9 @@ export function registerWorkerRoutes(app: Hono<AppEnv>, ctx: GatewayContext): vo
     const body = await readJson(c);
     if (!body.ok) return body.res;
     const spec = decodeWorkerSpec(body.value);
-    if (!spec.ok) return c.text(spec.text, spec.status);
+    if (!spec.ok) return bodyError(spec);
     const bad = checkWorkerUrl(spec.value.url);
-    if (bad) return workerRouteError(400, 'BAD_REQUEST', bad);
+    if (bad) return gatewayError(400, 'invalid_worker_url', bad, 'url');
     const r = manager.submitAdd(spec.value);
     if (!r.ok) {
       const url = spec.value.url;
@@ -70,7 +82,7 @@ export function registerWorkerRoutes(app: Hono<AppEnv>, ctx: GatewayContext): vo
         r.code === 'WORKER_ALREADY_EXISTS'
           ? `Worker already exists at URL '${url}' with ID ${r.id}. Use PUT /workers/${r.id} to replace or PATCH /workers/${r.id} to update.`
           : `Worker creation already in progress for URL '${url}' with ID ${r.id}`;
-      return workerRouteError(409, r.code, msg);
+      return gatewayError(409, r.code.toLowerCase(), msg, 'url');
     }
     const location = `/workers/${r.id}`;
     return c.json(
@@ -118,7 +130,7 @@ export function registerWorkerRoutes(app: Hono<AppEnv>, ctx: GatewayContext): vo
     const body = await readJson(c);
     if (!body.ok) return body.res;
     const patch = decodeWorkerPatch(body.value);
-    if (!patch.ok) return c.text(patch.text, patch.status);
+    if (!patch.ok) return bodyError(patch);
     if (!manager.submitPatch(id.id, patch.value)) return notFound(ctx, id.id);
     return c.json({ status: 'accepted', worker_id: id.id, message: 'Worker update queued for background processing' }, 202);
   });
@@ -131,18 +143,18 @@ export function registerWorkerRoutes(app: Hono<AppEnv>, ctx: GatewayContext): vo
     const body = await readJson(c);
     if (!body.ok) return body.res;
     const spec = decodeWorkerSpec(body.value);
-    if (!spec.ok) return c.text(spec.text, spec.status);
+    if (!spec.ok) return bodyError(spec);
     if (spec.value.url !== w.url) {
-      return workerRouteError(
+      return gatewayError(
         400,
-        'BAD_REQUEST',
+        'url_mismatch',
         `URL mismatch: worker has URL '${w.url}' but request body has '${spec.value.url}'. URL changes are not supported via PUT. Use DELETE + POST instead.`,
       );
     }
     if (ctx.config.dpAware) {
-      return workerRouteError(
+      return gatewayError(
         400,
-        'BAD_REQUEST',
+        'data_parallel_put_unsupported',
         `Worker '${w.url}' belongs to a data-parallel group. PUT is not supported for data-parallel workers. Use DELETE + POST instead.`,
       );
     }
