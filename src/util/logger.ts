@@ -40,8 +40,11 @@ function plainLineStream(dest: NodeJS.WritableStream): pino.DestinationStream {
         return;
       }
       const { level, msg, ...rest } = rec;
-      let out = `${new Date().toISOString()} ${String(level).toUpperCase().padEnd(5)} ${String(msg ?? '')}`;
+      const text = String(msg ?? '');
+      let out = `${new Date().toISOString()} ${String(level).toUpperCase().padEnd(5)} ${text}`;
       for (const [k, v] of Object.entries(rest)) {
+        // Context the message already names (`worker=<url>` on `… worker <url> …`) is said once.
+        if (typeof v === 'string' && v !== '' && text.includes(v)) continue;
         out += ` ${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`;
       }
       dest.write(out + '\n');
