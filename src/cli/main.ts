@@ -1,5 +1,4 @@
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { packageVersion } from '../util/version.js';
 import { runPort } from './port-command.js';
 
 /**
@@ -34,8 +33,7 @@ const commands: Record<string, CommandEntry> = {
 };
 
 export function version(): string {
-  const pkgPath = fileURLToPath(new URL('../../package.json', import.meta.url));
-  return (JSON.parse(readFileSync(pkgPath, 'utf8')) as { version: string }).version;
+  return packageVersion();
 }
 
 export function topLevelHelp(extra: Readonly<Record<string, CommandEntry>> = {}): string {

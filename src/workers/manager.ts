@@ -227,6 +227,11 @@ export class WorkerManager {
     return null;
   }
 
+  /** The error of the last failed tokenizer load for `model`, until one succeeds. */
+  tokenizerFailure(model: string): string | null {
+    return this.autoload.failure(model)?.message ?? null;
+  }
+
   /** Why no worker of `model` takes requests now, one clause per worker (for the 503 message). */
   unavailableReason(model: string): string {
     const parts = this.list()

@@ -60,7 +60,11 @@ describe('smg launch flags', () => {
   });
 
   it('usage errors', () => {
-    expect(usageError(['--bogus'])).toBe('Unknown argument: bogus');
+    expect(usageError(['--bogus'])).toBe("unexpected argument '--bogus' found");
+    // No camel-case twin in the message (yargs would say `bogus-flag, bogusFlag`).
+    expect(usageError(['--bogus-flag=1'])).toBe("unexpected argument '--bogus-flag' found");
+    expect(usageError(['--backend', 'sglang', '--worker-urls', 'ipc:///tmp/a'])).toMatch(/^--backend sglang cannot drive ipc:\/\/ workers/);
+    expect(usageError(['--backend', 'openai', '--worker-urls', 'ipc:///tmp/a'])).toMatch(/pass --backend vllm or --backend tokenspeed$/);
     expect(usageError(['--zmq-engine-count', '0'])).toContain("invalid value '0'; expected a count >= 1");
     expect(usageError(['--zmq-engine-count', '-1'])).toContain("invalid value '-1'; expected a count >= 1");
     expect(usageError(['--port', 'abc'])).toBe("invalid value 'abc' for '--port': expected an integer");
@@ -100,7 +104,7 @@ describe('runLaunch exit codes', () => {
   it('2 for usage errors, 1 for invalid config, 0 for help', async () => {
     const err = sink();
     expect(await runLaunch(['--nope'], { stderr: err.stream, stdout: sink().stream })).toBe(2);
-    expect(err.text()).toContain('error: Unknown argument: nope');
+    expect(err.text()).toContain("error: unexpected argument '--nope' found");
     const out = sink();
     expect(await runLaunch(['--port', '0'], { stdout: out.stream })).toBe(1);
     expect(out.text()).toContain("Configuration validation failed: Invalid value for field 'port': 0 - Port must be > 0");

@@ -24,7 +24,7 @@ export function registerInferenceRoutes(app: Hono<AppEnv>, ctx: GatewayContext):
         request: c.req.raw,
         requestId: c.get('requestId'),
         signal: c.req.raw.signal,
-        services: ctx.services,
+        services: ctx.servicesFor(c.req.raw.headers),
       });
     });
   }
