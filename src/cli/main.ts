@@ -75,9 +75,10 @@ export async function main(argv: string[], extra: Readonly<Record<string, Comman
   }
   const entry = first === undefined ? undefined : all[first];
   if (!entry) {
-    if (first !== undefined) process.stderr.write(`smg: unknown command '${first}'\n\n`);
+    process.stderr.write(first === undefined ? 'smg: no command given\n\n' : `smg: unknown command '${first}'\n\n`);
     process.stderr.write(topLevelHelp(extra));
-    process.exitCode = 1;
+    // A usage error (README: usage errors exit 2).
+    process.exitCode = 2;
     return;
   }
   const code = await entry.run(rest);

@@ -42,7 +42,7 @@ export interface ContextOptions {
 }
 
 export function createGatewayContext(config: GatewayConfig, opts: ContextOptions = {}): GatewayContext {
-  const logger = opts.logger ?? createLogger({ level: config.logLevel, json: config.logJson });
+  const logger = opts.logger ?? createLogger({ level: config.logLevel, json: config.logJson, logDir: config.logDir });
   const tokenizers = opts.tokenizers ?? new InMemoryTokenizerRegistry();
   const deps = opts.deps ?? {};
   let manager: WorkerManager | null = null;
