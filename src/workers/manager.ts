@@ -17,7 +17,7 @@ import { applyProbe, freshCounters } from './state-machine.js';
 import { TokenizerAutoloader, type TokenizerLoader, type TokenizerRegistry } from './tokenizer-registry.js';
 import { defaultSpec, type JobType, type PolicyName, type WorkerSpec, type WorkersConfig } from './types.js';
 import type { WorkerPatch } from './worker-spec.js';
-import { Worker, type WorkerError, type WorkerEvents } from './worker.js';
+import { errorView, Worker, type WorkerEvents } from './worker.js';
 import type { RoutingHints } from './policies/index.js';
 
 export interface WorkerMetricsSink {
@@ -75,9 +75,6 @@ export interface ServedModel {
   root: string | null;
 }
 
-export function errorView(e: WorkerError | null): { message: string; at: string } | null {
-  return e === null ? null : { message: e.message, at: new Date(e.at).toISOString() };
-}
 
 const DRAIN_POLL_MS = 50;
 

@@ -49,6 +49,11 @@ export interface WorkerError {
   at: number;
 }
 
+/** A WorkerError as the API shows it (ISO time). */
+export function errorView(e: WorkerError | null): { message: string; at: string } | null {
+  return e === null ? null : { message: e.message, at: new Date(e.at).toISOString() };
+}
+
 export interface WorkerDeps {
   connect: ConnectEngineFn;
   logger: Logger;
