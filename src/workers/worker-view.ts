@@ -26,10 +26,8 @@ export function workerEntry(w: Worker): Record<string, unknown> {
     model_id: w.modelId,
   };
   if (identity.modelNames.length > 1) entry.served_model_names = identity.modelNames;
-  Object.assign(entry, {
-    connection_mode: 'zmq',
-    runtime_type: w.runtime,
-  });
+  entry.connection_mode = 'zmq';
+  entry.runtime_type = w.runtime;
   specFields(identity.spec, entry);
   entry.max_connection_attempts = Math.max(identity.health.successThreshold, 1) * 10;
   if (identity.engineCount > 1) entry.dp_size = identity.engineCount;
