@@ -148,6 +148,9 @@ export class Worker {
       const what = this.socketRefusal.startsWith('ipc socket path') ? 'socket path' : 'socket directory';
       return `${what} refused: ${this.socketRefusal}`;
     }
+    // A failed worker may still have a handshake listening (a late engine promotes it), but
+    // what the operator needs first is why it failed.
+    if (this.status === 'failed' && this.lastError !== null) return `failed: ${this.lastError.message}`;
     if (this.driver !== null) {
       const since = this.boundAt ?? this.driverStartedAt ?? Date.now();
       return `waiting for handshake on ${this.identity.handshakeAddress} since ${new Date(since).toISOString()}`;
