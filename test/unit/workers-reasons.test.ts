@@ -168,3 +168,21 @@ describe('served model names', () => {
     expect(workerEntry(mgr.list()[0])).toMatchObject({ served_model_name: ['llama'] });
   });
 });
+
+describe('log lines', () => {
+  it('say the worker URL once: the worker= context is dropped when the message names it', async () => {
+    const { mgr, fake, cap } = setup();
+    mgr.addStartupWorkers([URL_A], 'vllm', null);
+    await tick();
+    fake.pendingFor(URL_A)!.complete();
+    await tick();
+    const registered = cap.find('Registered ZMQ worker');
+    expect(registered).toHaveLength(1);
+    expect(registered[0].split(URL_A)).toHaveLength(2);
+    const ready = cap.find('ZMQ handshake completed');
+    expect(ready[0].split(URL_A)).toHaveLength(2);
+    // Context the message does not name is still printed.
+    cap.logger.child({ worker: URL_A }).info('probe scheduled');
+    expect(cap.find('probe scheduled')[0]).toContain(`worker=${URL_A}`);
+  });
+});
