@@ -59,7 +59,7 @@ describe('operator surface (e2e)', () => {
   });
 
   it('/tokenize counts what chat sends; /detokenize gives the text back; /version; the 501s', async () => {
-    const messages = [{ role: 'user', content: 'Count my tokens, please.' }];
+    const messages = [{ role: 'user' as const, content: 'Count my tokens, please.' }];
     const chat = await rig.openai.chat.completions.create({ model: 'qwen3', messages, max_tokens: 4 });
     const tok = (await (await post('/tokenize', { model: 'qwen3', messages })).json()) as { count: number; tokens: number[]; max_model_len: number };
     expect(tok.count).toBe(chat.usage!.prompt_tokens);
