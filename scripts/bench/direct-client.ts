@@ -21,7 +21,7 @@ export function directRequestFn(t: DirectTarget): RequestFn {
     const id = `${t.idPrefix}-${seq}`;
     const start = performance.now();
     let first = -1;
-    const itl = new ArrivalTracker(rec.gaps);
+    const itl = new ArrivalTracker(rec);
     let tokens = 0;
     let events = 0;
     let finish: string | null = null;

@@ -5,12 +5,11 @@
  */
 import { cpus, loadavg } from 'node:os';
 import { interrupted, machineBusySeconds, procCpuSeconds, selfCpuSeconds } from './procs.js';
+import type { GapSink } from './arrivals.js';
 import { Samples, summarize, type Pcts } from './stats.js';
 
 /** Where a request records its inter-token gaps (ms between consecutive token-bearing events). */
-export interface Recorder {
-  gaps: Samples;
-}
+export type Recorder = GapSink;
 
 export interface RequestResult {
   ok: boolean;
@@ -37,6 +36,8 @@ export interface CpuProbe {
 export interface CpuUse {
   seconds: number;
   usPerToken: number;
+  /** Per completed (ok) request. */
+  usPerRequest: number;
   /** CPU seconds per wall second (1.0 = one core busy). */
   util: number;
 }
@@ -78,7 +79,7 @@ export interface PhaseSpec {
   maxFailures?: number;
 }
 
-function readCpu(p: CpuProbe): number {
+export function readCpu(p: CpuProbe): number {
   if (p.pid === 'self') return selfCpuSeconds();
   if (p.pid === 'machine') return machineBusySeconds();
   try {
@@ -144,6 +145,7 @@ export async function runPhase(spec: PhaseSpec): Promise<PhaseResult> {
     cpu[p.name] = {
       seconds,
       usPerToken: tokens > 0 ? (seconds * 1e6) / tokens : Number.NaN,
+      usPerRequest: ok > 0 ? (seconds * 1e6) / ok : Number.NaN,
       util: wallSec > 0 ? seconds / wallSec : Number.NaN,
     };
   });

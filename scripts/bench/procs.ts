@@ -15,13 +15,16 @@ export class Child {
   readonly child: ChildProcess;
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   private readonly tail: string[] = [];
+  /** Each output line goes to these first; a listener returning true consumes it. */
+  private readonly lineListeners: ((line: string) => boolean)[] = [];
 
   constructor(
     readonly name: string,
     args: string[],
-    opts: { nodeFlags?: string[]; verbose?: boolean } = {},
+    /** `script`: the entry file run by node (default bin/smg.js). */
+    opts: { nodeFlags?: string[]; verbose?: boolean; script?: string } = {},
   ) {
-    this.child = spawn(process.execPath, [...(opts.nodeFlags ?? []), SMG_BIN, ...args], {
+    this.child = spawn(process.execPath, [...(opts.nodeFlags ?? []), opts.script ?? SMG_BIN, ...args], {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, FORCE_COLOR: '0' },
     });
@@ -33,6 +36,7 @@ export class Child {
         const lines = partial.split('\n');
         partial = lines.pop() ?? '';
         for (const line of lines) {
+          if (this.lineListeners.some((l) => l(line))) continue;
           this.tail.push(line);
           if (this.tail.length > TAIL_LINES) this.tail.shift();
           if (opts.verbose) process.stderr.write(`[${this.name}] ${line}\n`);
@@ -47,6 +51,10 @@ export class Child {
     });
     registry.add(this);
     void this.exited.then(() => registry.delete(this));
+  }
+
+  onLine(listener: (line: string) => boolean): void {
+    this.lineListeners.push(listener);
   }
 
   get pid(): number {
@@ -163,6 +171,17 @@ export function procCpuSeconds(pid: number): number {
   const utime = Number(rest[11]);
   const stime = Number(rest[12]);
   return (utime + stime) / ticksPerSecond();
+}
+
+/** Resident set size in bytes of a process (VmRSS in /proc/<pid>/status), or of this process. */
+export function rssBytes(pid: number | 'self'): number {
+  if (pid === 'self') return process.memoryUsage.rss();
+  try {
+    const m = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
 }
 
 /** Busy CPU seconds of the whole machine (all cores, every process) from /proc/stat. */

@@ -1,129 +1,159 @@
-/** The printed tables: one per concurrency level (gateway vs direct vs ratio), then a summary. */
-import type { PhaseResult } from './phase.js';
+/**
+ * The printed tables: one per measured phase with the targets side by side (gateway, http-ceiling,
+ * direct, and the gateway's ratio to each), one for the long-prompt scenario, and the final table
+ * of issue 17's figures (report-issue.ts).
+ */
+import { TARGET_LABEL, type Target } from './args.js';
+import type { LongPromptResult, WindowResult } from './long-prompt.js';
+import type { MeasuredPhase } from './run-target.js';
 import { fmtMs, fmtNum, fmtRatio } from './stats.js';
+import { CLIENT, ENGINE, MACHINE, SERVER } from './targets/target.js';
 
-export interface ReportContext {
-  maxTokens: number;
-  promptTokens: number;
-  mockMode: string;
-  tokenDelayMs: number;
+export interface Column {
+  target: Target;
+  r: MeasuredPhase | undefined;
 }
 
-type Row = [label: string, gw: string, direct: string, ratio: string];
+type Cells = string[];
 
-function cpuCells(r: PhaseResult | undefined, name: string): [string, string] {
-  const c = r?.cpu[name];
-  if (!c) return ['-', '-'];
-  return [fmtNum(c.usPerToken, 1), `${c.util.toFixed(2)}`];
+const mbText = (v: number) => (Number.isFinite(v) ? v.toFixed(0) : '-');
+const opt = (v: number | null | undefined, f: (x: number) => string) => (v === null || v === undefined || !Number.isFinite(v) ? '-' : f(v));
+
+interface RowDef {
+  label: string;
+  cell: (r: MeasuredPhase) => string;
+  /** A number to form gateway ÷ other ratios from. */
+  num?: (r: MeasuredPhase) => number | null | undefined;
 }
 
-function ratioOf(g: number | undefined, d: number | undefined): string {
-  return g === undefined || d === undefined ? '' : fmtRatio(g, d);
+const cpuRow = (name: string, what: string, key: 'usPerToken' | 'usPerRequest' | 'util', digits: number): RowDef => ({
+  label: `${what}`,
+  cell: (r) => opt(r.cpu[name]?.[key], (v) => fmtNum(v, digits)),
+  num: key === 'util' ? undefined : (r) => r.cpu[name]?.[key],
+});
+
+const ROWS: RowDef[] = [
+  { label: 'requests ok/issued', cell: (r) => `${r.ok}/${r.issued}${r.capped ? ' (capped)' : ''}` },
+  { label: 'wall s', cell: (r) => r.wallSec.toFixed(2) },
+  { label: 'tokens/s', cell: (r) => fmtNum(r.tokensPerSec), num: (r) => r.tokensPerSec },
+  { label: 'requests/s', cell: (r) => fmtNum(r.wallSec > 0 ? r.ok / r.wallSec : Number.NaN), num: (r) => r.ok / r.wallSec },
+  { label: 'token events/token', cell: (r) => (r.tokens > 0 ? (r.events / r.tokens).toFixed(2) : '-') },
+  { label: 'tokens/arrival', cell: (r) => (r.arrivals > 0 ? (r.tokens / r.arrivals).toFixed(2) : '-') },
+  { label: 'TTFT p50 ms', cell: (r) => fmtMs(r.ttft.p50), num: (r) => r.ttft.p50 },
+  { label: 'TTFT p99 ms', cell: (r) => fmtMs(r.ttft.p99), num: (r) => r.ttft.p99 },
+  { label: 'ITL p50 ms', cell: (r) => fmtMs(r.itl.p50), num: (r) => r.itl.p50 },
+  { label: 'ITL p99 ms', cell: (r) => fmtMs(r.itl.p99), num: (r) => r.itl.p99 },
+  { label: 'TPOT mean ms', cell: (r) => fmtMs(r.tpot.mean) },
+  { label: 'e2e p50 ms', cell: (r) => fmtMs(r.e2e.p50) },
+  cpuRow(SERVER, 'server CPU µs/token', 'usPerToken', 1),
+  cpuRow(SERVER, 'server CPU µs/request', 'usPerRequest', 0),
+  cpuRow(SERVER, 'server CPU cores', 'util', 2),
+  { label: 'server loop delay p50 ms', cell: (r) => opt(r.loop?.delayP50Ms, fmtMs) },
+  { label: 'server loop delay p99 ms', cell: (r) => opt(r.loop?.delayP99Ms, fmtMs), num: (r) => r.loop?.delayP99Ms },
+  { label: 'server loop delay max ms', cell: (r) => opt(r.loop?.delayMaxMs, fmtMs) },
+  { label: 'server loop busy', cell: (r) => opt(r.loop?.utilization, (v) => `${(v * 100).toFixed(0)}%`) },
+  { label: 'server loop ms/request', cell: (r) => opt(r.loop && r.ok > 0 ? r.loop.busyMs / r.ok : null, (v) => v.toFixed(3)) },
+  { label: 'server RSS MB before→after', cell: (r) => `${mbText(r.rssBeforeMB)}→${mbText(r.rssAfterMB)}` },
+  cpuRow(ENGINE, 'engine CPU µs/token', 'usPerToken', 1),
+  cpuRow(ENGINE, 'engine CPU cores', 'util', 2),
+  cpuRow(CLIENT, 'client CPU µs/token', 'usPerToken', 1),
+  cpuRow(CLIENT, 'client CPU cores', 'util', 2),
+  { label: 'other processes cores', cell: (r) => others(r.cpu) },
+  { label: 'machine busy / cores', cell: (r) => (r.cpu[MACHINE] ? `${r.cpu[MACHINE].util.toFixed(2)}/${r.cores}` : '-') },
+  { label: 'load avg (1 min)', cell: (r) => r.loadAvg.toFixed(2) },
+];
+
+function others(cpu: Record<string, { util: number }>): string {
+  if (!cpu[MACHINE]) return '-';
+  let ours = 0;
+  for (const [k, v] of Object.entries(cpu)) if (k !== MACHINE) ours += v.util;
+  return Math.max(0, cpu[MACHINE].util - ours).toFixed(2);
 }
 
-export function formatPhaseTable(c: number, gw: PhaseResult | undefined, direct: PhaseResult | undefined, ctx: ReportContext): string {
-  const rows: Row[] = [];
-  const both = (label: string, f: (r: PhaseResult) => string, ratio?: (r: PhaseResult) => number) =>
-    rows.push([
-      label,
-      gw ? f(gw) : '-',
-      direct ? f(direct) : '-',
-      ratio && gw && direct ? ratioOf(ratio(gw), ratio(direct)) : '',
-    ]);
-  both('requests ok/issued', (r) => `${r.ok}/${r.issued}${r.capped ? ' (capped)' : ''}`);
-  both('wall s', (r) => r.wallSec.toFixed(2));
-  both('tokens', (r) => fmtNum(r.tokens));
-  both('tokens/s (aggregate)', (r) => fmtNum(r.tokensPerSec), (r) => r.tokensPerSec);
-  both('token events/token', (r) => (r.tokens > 0 ? (r.events / r.tokens).toFixed(2) : '-'));
-  both('tokens/arrival', (r) => (r.arrivals > 0 ? (r.tokens / r.arrivals).toFixed(2) : '-'));
-  both('TTFT p50 ms', (r) => fmtMs(r.ttft.p50), (r) => r.ttft.p50);
-  both('TTFT p90 ms', (r) => fmtMs(r.ttft.p90), (r) => r.ttft.p90);
-  both('TTFT p99 ms', (r) => fmtMs(r.ttft.p99), (r) => r.ttft.p99);
-  both('ITL p50 ms', (r) => fmtMs(r.itl.p50), (r) => r.itl.p50);
-  both('ITL p90 ms', (r) => fmtMs(r.itl.p90), (r) => r.itl.p90);
-  both('ITL p99 ms', (r) => fmtMs(r.itl.p99), (r) => r.itl.p99);
-  both('TPOT mean ms', (r) => fmtMs(r.tpot.mean), (r) => r.tpot.mean);
-  both('e2e p50 ms', (r) => fmtMs(r.e2e.p50), (r) => r.e2e.p50);
-  const [gUs, gUtil] = cpuCells(gw, 'gateway');
-  rows.push(['gateway CPU µs/token', gUs, '-', '']);
-  rows.push(['gateway CPU cores', gUtil, '-', '']);
-  const [egUs, egUtil] = cpuCells(gw, 'engine');
-  const [edUs, edUtil] = cpuCells(direct, 'engine');
-  rows.push(['engine CPU µs/token', egUs, edUs, '']);
-  rows.push(['engine CPU cores', egUtil, edUtil, '']);
-  const [bgUs, bgUtil] = cpuCells(gw, 'bench');
-  const [bdUs, bdUtil] = cpuCells(direct, 'bench');
-  rows.push(['bench CPU µs/token *', bgUs, bdUs, '']);
-  rows.push(['bench CPU cores *', bgUtil, bdUtil, '']);
-  const others = (r: PhaseResult | undefined) => {
-    if (!r?.cpu.machine) return '-';
-    let ours = 0;
-    for (const [k, v] of Object.entries(r.cpu)) if (k !== 'machine') ours += v.util;
-    return Math.max(0, r.cpu.machine.util - ours).toFixed(2);
-  };
-  rows.push(['other processes cores', others(gw), others(direct), '']);
-  rows.push(['machine busy / cores', gw?.cpu.machine ? `${gw.cpu.machine.util.toFixed(2)}/${gw.cores}` : '-', direct?.cpu.machine ? `${direct.cpu.machine.util.toFixed(2)}/${direct.cores}` : '-', '']);
-  rows.push(['load avg (1 min)', gw ? gw.loadAvg.toFixed(2) : '-', direct ? direct.loadAvg.toFixed(2) : '-', '']);
+function ratio(a: number | null | undefined, b: number | null | undefined): string {
+  return a === null || a === undefined || b === null || b === undefined ? '' : fmtRatio(a, b);
+}
 
-  const w = [24, 19, 19, 11];
-  const line = (r: Row) => `  ${r[0].padEnd(w[0])}${r[1].padStart(w[1])}${r[2].padStart(w[2])}${r[3].padStart(w[3])}`;
-  const out: string[] = [];
-  out.push(`C = ${c}   (max_tokens ${ctx.maxTokens}, ignore_eos, prompt ${ctx.promptTokens} tokens, mock ${ctx.mockMode}, token delay ${ctx.tokenDelayMs} ms)`);
-  out.push(line(['', 'gateway', 'direct', 'gw÷direct']));
-  out.push(`  ${'-'.repeat(w.reduce((a, b) => a + b, 0))}`);
-  for (const r of rows) out.push(line(r));
-  for (const [name, r] of [['gateway', gw], ['direct', direct]] as const) {
-    if (r && r.errors.length > 0) out.push(`  ${name} errors (${r.failed}): ${r.errors.join(' | ')}`);
+export function table(head: Cells, rows: Cells[], widths: number[]): string {
+  const line = (cells: Cells) => '  ' + cells.map((c, i) => (i === 0 ? c.padEnd(widths[0]) : c.padStart(widths[i] ?? 12))).join('');
+  const total = widths.reduce((a, b) => a + b, 0);
+  return [line(head), `  ${'-'.repeat(total)}`, ...rows.map(line)].join('\n');
+}
+
+/** One phase, the targets side by side, then gateway ÷ each other target that ran it. */
+export function formatPhaseTable(title: string, cols: Column[]): string {
+  const present = cols.filter((c) => c.r);
+  if (present.length === 0) return '';
+  const gw = cols.find((c) => c.target === 'gateway')?.r;
+  const others = present.filter((c) => c.target !== 'gateway');
+  const head = ['', ...present.map((c) => TARGET_LABEL[c.target]), ...(gw ? others.map((c) => `gw÷${c.target === 'ceiling' ? 'ceil' : c.target}`) : [])];
+  const rows = ROWS.map((def) => [
+    def.label,
+    ...present.map((c) => def.cell(c.r!)),
+    ...(gw ? others.map((c) => (def.num ? ratio(def.num(gw), def.num(c.r!)) : '')) : []),
+  ]);
+  const widths = [28, ...present.map(() => 15), ...(gw ? others.map(() => 10) : [])];
+  const errs = present.filter((c) => c.r!.errors.length > 0).map((c) => `  ${TARGET_LABEL[c.target]} errors (${c.r!.failed}): ${c.r!.errors.join(' | ')}`);
+  return [title, table(head, rows, widths), ...errs].join('\n');
+}
+
+/** The long-prompt scenario: per target, the background streams alone and with long prompts. */
+export function formatLongPromptTable(title: string, runs: { target: Target; r: LongPromptResult }[]): string {
+  if (runs.length === 0) return '';
+  const cols: { head: string; w: WindowResult }[] = [];
+  for (const { target, r } of runs) {
+    cols.push({ head: `${TARGET_LABEL[target]} alone`, w: r.alone });
+    cols.push({ head: `+ long prompts`, w: r.withLong });
   }
-  return out.join('\n');
+  const rowDefs: [string, (w: WindowResult) => string][] = [
+    ['wall s', (w) => w.wallSec.toFixed(2)],
+    ['background tokens/s', (w) => fmtNum(w.bgTokensPerSec)],
+    ['background ITL p50 ms', (w) => fmtMs(w.bgItl.p50)],
+    ['background ITL p90 ms', (w) => fmtMs(w.bgItl.p90)],
+    ['background ITL p99 ms', (w) => fmtMs(w.bgItl.p99)],
+    ['background gap p50 ms', (w) => fmtMs(w.bgGap.p50)],
+    ['background gap p99 ms', (w) => fmtMs(w.bgGap.p99)],
+    ['background gap max ms', (w) => fmtMs(w.bgGap.max)],
+    ['long prompts ok (failed)', (w) => (w.long ? `${w.long.ok} (${w.long.failed})` : '-')],
+    ['long prompts/s', (w) => (w.long ? w.long.perSec.toFixed(1) : '-')],
+    ['long TTFT p50 ms', (w) => (w.long ? fmtMs(w.long.ttft.p50) : '-')],
+    ['long TTFT p99 ms', (w) => (w.long ? fmtMs(w.long.ttft.p99) : '-')],
+    ['server CPU cores', (w) => opt(w.cpu[SERVER]?.util, (v) => v.toFixed(2))],
+    ['server loop delay p99 ms', (w) => opt(w.loop?.delayP99Ms, fmtMs)],
+    ['server loop delay max ms', (w) => opt(w.loop?.delayMaxMs, fmtMs)],
+    ['server loop busy', (w) => opt(w.loop?.utilization, (v) => `${(v * 100).toFixed(0)}%`)],
+    ['other processes cores', (w) => others(w.cpu)],
+  ];
+  const rows = rowDefs.map(([label, f]) => [label, ...cols.map((c) => f(c.w))]);
+  const errs = runs.filter((x) => x.r.errors.length > 0).map((x) => `  ${TARGET_LABEL[x.target]} errors: ${x.r.errors.join(' | ')}`);
+  return [title, table(['', ...cols.map((c) => c.head)], rows, [28, ...cols.map(() => 20)]), ...errs].join('\n');
 }
 
-export function formatSummary(levels: number[], gw: Map<number, PhaseResult>, direct: Map<number, PhaseResult>): string {
-  const out: string[] = [];
-  const head = ['C', 'gw tok/s', 'direct tok/s', 'ratio', 'gw TTFT p50', 'dir TTFT p50', 'gw ITL p50', 'dir ITL p50', 'gw µs/tok', 'gw cores'];
-  const w = [6, 12, 14, 8, 13, 13, 12, 12, 11, 10];
-  const fmt = (cells: string[]) => '  ' + cells.map((c, i) => (i === 0 ? c.padEnd(w[i]) : c.padStart(w[i]))).join('');
-  out.push('Summary (gateway ÷ direct throughput; latencies in ms)');
-  out.push(fmt(head));
-  for (const c of levels) {
-    const g = gw.get(c);
-    const d = direct.get(c);
-    out.push(
-      fmt([
-        String(c),
-        g ? fmtNum(g.tokensPerSec) : '-',
-        d ? fmtNum(d.tokensPerSec) : '-',
-        g && d ? fmtRatio(g.tokensPerSec, d.tokensPerSec) : '-',
-        g ? fmtMs(g.ttft.p50) : '-',
-        d ? fmtMs(d.ttft.p50) : '-',
-        g ? fmtMs(g.itl.p50) : '-',
-        d ? fmtMs(d.itl.p50) : '-',
-        g?.cpu.gateway ? fmtNum(g.cpu.gateway.usPerToken, 1) : '-',
-        g?.cpu.gateway ? g.cpu.gateway.util.toFixed(2) : '-',
-      ]),
-    );
-  }
-  return out.join('\n');
+export function footnotes(longMaxTokens: number, ceilingMode: string): string {
+  return `Notes:
+  Targets. gateway: smg launch + a zero-delay mock engine. http-ceiling: a bare node:http server in
+  its own process writing the gateway's own SSE frames (captured from one real response; shaped
+  the same when no gateway runs), one
+  res.write per frame, no engine (${ceilingMode} mode${ceilingMode === 'burst' ? ": a response's frames back to back, as a gateway\n  whose engine already has the tokens" : ': one frame per stream per event-loop turn'}). direct: the in-process engine client against a
+  mock engine (no HTTP); its "server" is this bench process (client + load loop).
+  server = the serving process (gateway / ceiling server / this bench for direct); CPU is utime +
+  stime from /proc/<pid>/stat (10 ms ticks) over the phase, all threads. Loop figures come from
+  scripts/bench/loop-probe.mjs preloaded into the server (node --import): delay = how late a 1 ms
+  timer ran (monitorEventLoopDelay, resolution subtracted); busy = eventLoopUtilization (time the
+  main thread ran callbacks; work in worker threads is not counted); ms/request = busy ÷ requests.
+  CPU "cores" = CPU seconds ÷ wall seconds. Two cores are shared by client, server and engine, and by
+  whatever else runs here ("other processes"): if that is large, rerun; ratios are steadier than
+  absolutes.
+  TTFT = request sent → first token. ITL: tokens that reach the client in one event-loop turn are
+  one arrival; the gap between a stream's arrivals is spread over its tokens (one sample per
+  token), so mean ITL ≈ TPOT. "gap" (long-prompt scenario) is the whole time between a stream's
+  arrivals, one sample per arrival: a stall while the engine keeps producing shows in the gap, not
+  in the per-token ITL (the tokens then arrive together and the stall is spread over them).
+  At token delay 0 the engine outruns the gateway, so TTFT/e2e at high C are queueing in front of
+  the gateway (≈ C × max_tokens ÷ tokens/s); measure added latency below capacity with
+  --token-delay-ms. The long-prompt scenario runs on a fresh gateway + engine (and a step-mode
+  ceiling) paced at --long-token-delay-ms per step, so its streams run below capacity.
+  Prompt cost: C=1, max_tokens ${longMaxTokens}; "long − short" of TTFT p50 and of main-thread busy ms per
+  request is what a ~2k-token prompt adds (template, tokenize, the bigger body and engine request):
+  an upper bound on template + tokenize.`;
 }
-
-export const FOOTNOTES = `Notes:
-  * bench = this process: the HTTP/SSE client in the gateway column; in the direct column it is the
-    in-process engine client (ZMQ + msgpack decode) plus the load loop, i.e. the work the gateway
-    itself would do minus HTTP, templating, detokenization and JSON/SSE framing.
-  CPU "cores" = CPU seconds ÷ wall seconds (1.00 = one core saturated). The machine has few cores and
-  the client, the gateway and the mock engine (which steps as fast as it can at token delay 0)
-  compete for them, so a gateway near 1.00 core is CPU-bound, and the sum of the three columns
-  near the core count means the box, not one process, is the limit. "other processes" is the rest
-  of the machine's busy time during the phase (anything not spawned by this bench); if it is
-  large, the numbers are contended and should be rerun on a quiet machine.
-  TTFT = request sent → first content token. ITL: tokens that reach the client in one event-loop
-  turn (one socket read of several SSE frames / one ZMQ message) are one arrival; the gap between
-  a stream's arrivals is spread over the tokens of the later one (one sample per token), so mean
-  ITL ≈ TPOT and p99 shows stalls; tokens/arrival shows how bursty delivery was.
-  TPOT = (e2e − TTFT) ÷ (tokens − 1) per request. token events/token: SSE content chunks (gateway)
-  or engine outputs (direct) per generated token.
-  Saturation: at token delay 0 the mock engine produces tokens faster than the gateway can forward
-  them, so from small C on the gateway's CPU is the bottleneck and the engine runs ahead up to the
-  ZMQ high-water mark. TTFT/e2e at high C are then mostly queueing in front of the gateway
-  (≈ C × max_tokens ÷ gateway tokens/s), not per-request overhead; measure added latency below
-  capacity with --token-delay-ms (e.g. 10).`;

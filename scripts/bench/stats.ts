@@ -12,6 +12,7 @@ export interface Pcts {
   p50: number;
   p90: number;
   p99: number;
+  max: number;
   mean: number;
   count: number;
 }
@@ -24,6 +25,7 @@ export function summarize(values: ArrayLike<number>): Pcts {
     p50: percentile(sorted, 50),
     p90: percentile(sorted, 90),
     p99: percentile(sorted, 99),
+    max: sorted.length ? sorted[sorted.length - 1] : Number.NaN,
     mean: sorted.length ? sum / sorted.length : Number.NaN,
     count: sorted.length,
   };

@@ -1,49 +1,84 @@
 /**
  * The part of every generating endpoint after the request is prepared: start the generation, then
- * answer with SSE or one JSON body in the protocol's own shapes.
+ * answer in the protocol's own shapes — one JSON body, or SSE written straight to the Node
+ * response (or, without one, through a web stream).
  */
-import type { AsyncQueue } from '../pipeline/async-queue.js';
+import { AsyncQueue } from '../pipeline/async-queue.js';
+import { type Collected, ChoiceCollector } from '../pipeline/collect.js';
 import { PipelineError, streamError } from '../pipeline/errors.js';
-import type { GenEvent } from '../pipeline/events.js';
+import type { GenEvent, GenerationSink } from '../pipeline/events.js';
 import type { GenerationSpec } from '../pipeline/generation-spec.js';
-import { type EndpointLabel, startGeneration } from '../pipeline/run.js';
+import { type EndpointLabel, type Run, startGeneration } from '../pipeline/run.js';
+import { RawSseWriter } from './raw-sse.js';
 import { type SseEncoder, sseResponse } from './sse.js';
 import type { InferenceCall, InferenceHandler } from './types.js';
 
 export interface Responder {
   endpoint: EndpointLabel;
+  /** Choices in the response, and how many share one prompt (usage per prompt). */
+  choices: number;
+  perPrompt: number;
   /** Streaming: the SSE encoder of this response. */
   sse(): SseEncoder;
   /** Non-streaming: the whole response body. */
-  json(events: AsyncQueue<GenEvent>): Promise<unknown>;
+  json(collected: Collected): unknown;
+  /** The protocol's error answer (its envelope and status). */
+  error(err: PipelineError): Response;
 }
 
 export async function respond(call: InferenceCall, spec: GenerationSpec, responder: Responder): Promise<Response> {
   const { worker } = spec;
-  const run = startGeneration(spec, { signal: call.signal, services: call.services, endpoint: responder.endpoint });
   const headers = { 'x-request-id': call.requestId };
+  const start = (sink: GenerationSink) =>
+    startGeneration(spec, { signal: call.signal, services: call.services, endpoint: responder.endpoint }, sink);
 
-  if (spec.stream) {
-    if (worker.runtime === 'tokenspeed') {
-      // TokenSpeed refuses what it cannot serve (logprobs without --enable-output-logprobs, a
-      // grammar without xgrammar, …) with an `abort` row before any token. Waiting for the first
-      // event keeps that a proper 4xx instead of an error frame after a committed 200.
-      try {
-        await run.events.whenReady();
-      } catch (err) {
-        run.done();
-        throw streamError(err, worker.url);
-      }
+  if (!spec.stream) {
+    const collector = new ChoiceCollector(responder.choices, responder.perPrompt);
+    const run = start(collector);
+    try {
+      return Response.json(responder.json(await collector.result), { headers });
+    } catch (err) {
+      throw streamError(err, worker.url);
+    } finally {
+      run.done();
     }
-    return sseResponse(run.events, responder.sse(), { onCancel: run.abort, onClose: run.done, headers });
   }
-  try {
-    return Response.json(await responder.json(run.events), { headers });
-  } catch (err) {
-    throw streamError(err, worker.url);
-  } finally {
-    run.done();
+
+  // TokenSpeed refuses what it cannot serve (logprobs without --enable-output-logprobs, a grammar
+  // without xgrammar, …) with an `abort` row before any token. Holding the head until the first
+  // event keeps that a proper 4xx instead of an error frame after a committed 200.
+  const lazyHead = worker.runtime === 'tokenspeed';
+  const raw = call.raw;
+  if (raw) {
+    let run: Run | null = null;
+    let closed = false;
+    const writer = new RawSseWriter(raw, responder.sse(), {
+      headers,
+      lazyHead,
+      errorResponse: (err) => responder.error(streamError(err, worker.url)),
+      onClose: () => {
+        closed = true;
+        run?.done();
+      },
+    });
+    run = start(writer);
+    writer.begin();
+    if (closed) run.done();
+    raw.onClose(() => run?.abort());
+    return raw.sent;
   }
+
+  const events = new AsyncQueue<GenEvent>();
+  const run = start({ push: (ev) => events.push(ev), end: () => events.end(), fail: (err) => events.fail(err) });
+  if (lazyHead) {
+    try {
+      await events.whenReady();
+    } catch (err) {
+      run.done();
+      throw streamError(err, worker.url);
+    }
+  }
+  return sseResponse(events, responder.sse(), { onCancel: run.abort, onClose: run.done, headers });
 }
 
 /** Wraps an endpoint so every PipelineError it throws becomes the protocol's error response. */

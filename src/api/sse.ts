@@ -9,7 +9,7 @@ import type { GenEvent } from '../pipeline/events.js';
 
 const encoder = new TextEncoder();
 
-const SSE_HEADERS: Record<string, string> = {
+export const SSE_HEADERS: Record<string, string> = {
   'Content-Type': 'text/event-stream; charset=utf-8',
   'Cache-Control': 'no-cache',
   Connection: 'keep-alive',

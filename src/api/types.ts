@@ -6,9 +6,32 @@
 import type { PipelineServices } from '../pipeline/services.js';
 import type { TokenizerLoader } from '../workers/tokenizer-registry.js';
 
+/**
+ * The HTTP response itself, when the server offers it (Node): a streaming answer writes its frames
+ * straight to the socket instead of through a web ReadableStream. Absent under `app.request()`.
+ */
+export interface RawResponse {
+  readonly headersSent: boolean;
+  /** The client is gone or the response ended. */
+  readonly closed: boolean;
+  writeHead(status: number, headers: Record<string, string>): void;
+  /** False when the socket buffer is full: wait for `onDrain` before writing more. */
+  write(chunk: string): boolean;
+  end(chunk?: string): void;
+  cork(): void;
+  uncork(): void;
+  onDrain(cb: () => void): void;
+  /** Once, when the response finished or the connection closed. */
+  onClose(cb: () => void): void;
+  /** What the handler returns after writing the response itself. */
+  readonly sent: Response;
+}
+
 export interface InferenceCall {
   /** The client's request, body unread. */
   request: Request;
+  /** Direct access to the response (Node server only). */
+  raw?: RawResponse;
   /** From x-request-id / x-correlation-id / x-trace-id / request-id, else generated; echoed back. */
   requestId: string;
   /** Aborts when the client disconnects (and on forced shutdown). */

@@ -29,10 +29,24 @@ export interface RankState {
   load: EngineLoad | null;
 }
 
-/** A live request: its chunks in order; the iterator throws EngineError on failure. */
+/** Push-mode consumer of a request's chunks: called synchronously as outputs are decoded. */
+export interface ChunkListener {
+  chunk(c: EngineChunk): void;
+  /** The request ended (terminal output delivered, or aborted locally). */
+  end(): void;
+  fail(err: EngineError): void;
+}
+
+/**
+ * A live request: its chunks in order, either iterated (the iterator throws EngineError on
+ * failure) or pushed to one listener. `listen` must be called before the first chunk can arrive
+ * (right after `submit`, in the same tick) and replaces iteration: the hot path then costs no
+ * promise per engine step.
+ */
 export interface RequestStream extends AsyncIterable<EngineChunk> {
   readonly requestId: string;
   readonly rank: number;
+  listen(listener: ChunkListener): void;
 }
 
 export interface EngineClientApi {

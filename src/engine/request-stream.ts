@@ -3,7 +3,7 @@
  * queued are handed out through an already-resolved promise, and at most one pending promise
  * exists (while the consumer waits on an empty queue). Single consumer by design.
  */
-import type { EngineChunk, EngineError, RequestStream } from './client-types.js';
+import type { ChunkListener, EngineChunk, EngineError, RequestStream } from './client-types.js';
 
 const DONE: IteratorReturnResult<undefined> = Object.freeze({ value: undefined, done: true });
 
@@ -19,6 +19,7 @@ export class EngineRequestStream implements RequestStream, AsyncIterator<EngineC
   /** No more chunks will be pushed (terminal output, abort, failure or consumer gone). */
   private ended = false;
   private error: EngineError | null = null;
+  private listener: ChunkListener | null = null;
 
   constructor(
     readonly requestId: string,
@@ -27,8 +28,26 @@ export class EngineRequestStream implements RequestStream, AsyncIterator<EngineC
     private readonly onDrop: (requestId: string) => void,
   ) {}
 
+  listen(listener: ChunkListener): void {
+    this.listener = listener;
+    // Anything that arrived before (nothing, when called right after submit) is handed over in order.
+    const queued = this.queue.slice(this.head) as EngineChunk[];
+    this.queue.length = 0;
+    this.head = 0;
+    for (const c of queued) listener.chunk(c);
+    if (this.ended) {
+      if (this.error) listener.fail(this.error);
+      else listener.end();
+      this.error = null;
+    }
+  }
+
   push(chunk: EngineChunk): void {
     if (this.ended) return;
+    if (this.listener) {
+      this.listener.chunk(chunk);
+      return;
+    }
     const w = this.waiter;
     if (w) {
       this.waiter = null;
@@ -42,6 +61,10 @@ export class EngineRequestStream implements RequestStream, AsyncIterator<EngineC
   finish(): void {
     if (this.ended) return;
     this.ended = true;
+    if (this.listener) {
+      this.listener.end();
+      return;
+    }
     const w = this.waiter;
     if (w) {
       this.waiter = null;
@@ -53,6 +76,10 @@ export class EngineRequestStream implements RequestStream, AsyncIterator<EngineC
   fail(err: EngineError): void {
     if (this.ended) return;
     this.ended = true;
+    if (this.listener) {
+      this.listener.fail(err);
+      return;
+    }
     this.error = err;
     const w = this.waiter;
     if (w) {

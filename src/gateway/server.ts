@@ -5,7 +5,7 @@
  */
 import type { Server } from 'node:http';
 import { isIP } from 'node:net';
-import { createAdaptorServer } from '@hono/node-server';
+import { type HttpBindings, createAdaptorServer } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { buildApp, buildMetricsApp, buildProbeApp } from './app.js';
 import type { GatewayConfig } from './config.js';
@@ -24,10 +24,11 @@ export interface GatewayHandle {
   close(): Promise<void>;
 }
 
-type FetchFn = (req: Request) => Response | Promise<Response>;
+type FetchFn = (req: Request, env: HttpBindings) => Response | Promise<Response>;
 
 function listen(fetch: FetchFn, host: string, port: number): Promise<Server> {
-  const server = createAdaptorServer({ fetch: (req) => fetch(req) }) as Server;
+  // The Node request/response go on as the app's bindings, so streams can write to the socket.
+  const server = createAdaptorServer({ fetch: (req, env) => fetch(req, env as HttpBindings) }) as Server;
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {

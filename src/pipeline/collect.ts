@@ -4,7 +4,7 @@
  * into its response.
  */
 import type { TokenLogprob } from '../engine/types.js';
-import type { FinishKind, GenEvent } from './events.js';
+import type { FinishKind, GenEvent, GenerationSink } from './events.js';
 import { UsageTally } from './usage.js';
 
 export interface CollectedToolCall {
@@ -24,26 +24,41 @@ export interface CollectedChoice {
   /** null when the choice never finished (shown as an abort). */
   finish: FinishKind | null;
   matched: string | number | null;
+  promptTokens: number;
+  completionTokens: number;
+  cachedTokens: number;
 }
 
-/** `perPrompt` choices share one prompt (choice index = prompt index × perPrompt + i), for usage. */
-export async function collectChoices(
-  events: AsyncIterable<GenEvent>,
-  total: number,
-  perPrompt: number,
-): Promise<{ choices: CollectedChoice[]; usage: UsageTally }> {
-  const choices: CollectedChoice[] = Array.from({ length: total }, () => ({
-    ids: [],
-    text: '',
-    reasoning: '',
-    toolCalls: [],
-    logprobs: [],
-    finish: null,
-    matched: null,
-  }));
-  const usage = new UsageTally();
-  for await (const ev of events) {
-    const c = choices[ev.index];
+export interface Collected {
+  choices: CollectedChoice[];
+  usage: UsageTally;
+}
+
+/**
+ * A generation sink that folds events into one record per choice; `result` settles when the
+ * generation ends (or fails). `perPrompt` choices share one prompt (choice index = prompt index ×
+ * perPrompt + i), for usage.
+ */
+export class ChoiceCollector implements GenerationSink {
+  private readonly choices: CollectedChoice[];
+  private readonly usage = new UsageTally();
+  private resolve!: (c: Collected) => void;
+  private reject!: (err: unknown) => void;
+  readonly result: Promise<Collected>;
+
+  constructor(
+    total: number,
+    private readonly perPrompt: number,
+  ) {
+    this.choices = Array.from({ length: total }, () => ({ ids: [], text: '', reasoning: '', toolCalls: [], logprobs: [], finish: null, matched: null, promptTokens: 0, completionTokens: 0, cachedTokens: 0 }));
+    this.result = new Promise((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+  }
+
+  push(ev: GenEvent): void {
+    const c = this.choices[ev.index];
     switch (ev.kind) {
       case 'tokens':
         for (const id of ev.ids) c.ids.push(id);
@@ -65,9 +80,31 @@ export async function collectChoices(
         if (ev.logprobs) for (const lp of ev.logprobs) c.logprobs.push(lp);
         c.finish = ev.finishReason;
         c.matched = ev.matchedStop;
-        usage.add(Math.floor(ev.index / perPrompt), ev.promptTokens, ev.completionTokens, ev.cachedTokens);
+        c.promptTokens = ev.promptTokens;
+        c.completionTokens = ev.completionTokens;
+        c.cachedTokens = ev.cachedTokens;
+        this.usage.add(Math.floor(ev.index / this.perPrompt), ev.promptTokens, ev.completionTokens, ev.cachedTokens);
         break;
     }
   }
-  return { choices, usage };
+
+  end(): void {
+    this.resolve({ choices: this.choices, usage: this.usage });
+  }
+
+  fail(err: unknown): void {
+    this.reject(err);
+  }
+}
+
+/** Folds an event stream (tests, replays) the way the collector sink does. */
+export async function collectChoices(events: AsyncIterable<GenEvent>, total: number, perPrompt: number): Promise<Collected> {
+  const c = new ChoiceCollector(total, perPrompt);
+  try {
+    for await (const ev of events) c.push(ev);
+    c.end();
+  } catch (err) {
+    c.fail(err);
+  }
+  return c.result;
 }

@@ -35,3 +35,9 @@ export type EndEvent = Extract<GenEvent, { kind: 'end' }>;
 export interface EventSink {
   push(ev: GenEvent): void;
 }
+
+/** Where a generation's events go: every choice's events, then `end` once, or `fail` once. */
+export interface GenerationSink extends EventSink {
+  end(): void;
+  fail(err: unknown): void;
+}

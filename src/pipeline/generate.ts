@@ -1,15 +1,19 @@
 /**
  * One HTTP request's generation: submit every choice (n > 1 fan-out, completions batches) to the
- * worker's engine client, decode each choice's tokens through its own StopDecoder, and merge the
- * choices into one ordered stream of events. A choice that stops on a stop string aborts its engine
- * request at once instead of letting the engine run on (an improvement over SMG).
+ * worker's engine client, decode each choice's tokens through its own StopDecoder and parsers, and
+ * merge the choices into one stream of events. A choice that stops on a stop string aborts its
+ * engine request at once instead of letting the engine run on (an improvement over SMG).
+ *
+ * Push mode: each engine output is handled synchronously as the engine client decodes it
+ * (`RequestStream.listen`), through detokenize → stop match → parsers → the sink, with no promise
+ * or queue hop per engine step.
  */
-import { EngineError, type EngineClientApi, type EngineChunk, type RequestStream } from '../engine/client-types.js';
+import { EngineError, type ChunkListener, type EngineClientApi, type EngineChunk, type RequestStream } from '../engine/client-types.js';
 import type { EngineRequest, TokenLogprob } from '../engine/types.js';
 import { AsyncQueue } from './async-queue.js';
 import type { Decoder } from './detokenizer.js';
 import { PipelineError } from './errors.js';
-import type { EventSink, FinishKind, GenEvent } from './events.js';
+import type { FinishKind, GenEvent, GenerationSink } from './events.js';
 import type { ChoiceSpec } from './fan-out.js';
 import { ChoiceOutput } from './output/choice-output.js';
 import type { OutputPlan } from './output/output-plan.js';
@@ -50,84 +54,36 @@ export interface GenerationObserver {
   done(error: unknown): void;
 }
 
-/** Forwards events to the queue, telling the observer about the first text and each end. */
-function observed(queue: AsyncQueue<GenEvent>, observer: GenerationObserver): EventSink {
-  let sawText = false;
-  return {
-    push(ev) {
-      if (ev.kind === 'end') observer.choiceEnded(ev.promptTokens, ev.completionTokens);
-      else if (!sawText) {
-        sawText = true;
-        observer.firstText();
-      }
-      queue.push(ev);
-    },
-  };
+export interface Generation {
+  /** Stops every choice that is still running (the client went away); the sink gets `end`. */
+  abort(): void;
 }
 
 const ENGINE_ERROR_FINISH = 'engine finished the request with an error (see engine logs)';
 
 /**
- * Submits every choice, then returns the merged event stream. Submission failures throw before
- * anything is returned, so the caller can still answer with a proper HTTP status.
+ * Submits every choice and wires their outputs to `sink`. Submission failures throw before
+ * anything is sent to the sink, so the caller can still answer with a proper HTTP status.
  */
-export function generate(opts: GenerateOptions): AsyncQueue<GenEvent> {
+export function startChoices(opts: GenerateOptions, sink: GenerationSink): Generation {
   const { client } = opts;
   const streams: RequestStream[] = [];
   try {
     // Stop strings are matched here, so the engine must report every step (TokenSpeed's
     // non-streaming cadence would otherwise let it run on long after a match).
-    const engineStream = opts.stream || opts.rules.stopStrings.length > 0;
+    const engineStream = opts.stream || opts.rules.stopStrings.length > 0 || opts.output?.incremental === true;
     for (const c of opts.choices) streams.push(client.submit(toEngineRequest(c, engineStream)));
   } catch (err) {
     for (const s of streams) client.abort(s.requestId);
     throw err;
   }
+  return new MergedGeneration(opts, streams, sink);
+}
 
+/** `startChoices` with the events queued for async iteration (non-streaming paths and tests). */
+export function generate(opts: GenerateOptions): AsyncQueue<GenEvent> {
   const queue = new AsyncQueue<GenEvent>();
-  const live = new Set(streams.map((s) => s.requestId));
-  const abortAll = () => {
-    for (const id of live) client.abort(id);
-    live.clear();
-  };
-  const timer = setTimeout(() => {
-    abortAll();
-    queue.fail(new PipelineError(504, 'request_timeout', `Request timed out after ${opts.timeoutMs / 1000}s`));
-  }, opts.timeoutMs);
-  timer.unref();
-  const onAbort = () => {
-    abortAll();
-    queue.end();
-  };
-  if (opts.signal.aborted) onAbort();
-  else opts.signal.addEventListener('abort', onAbort, { once: true });
-
-  let remaining = streams.length;
-  const finishOne = () => {
-    if (--remaining === 0) {
-      clearTimeout(timer);
-      opts.signal.removeEventListener('abort', onAbort);
-      queue.end();
-      opts.observer?.done(null);
-    }
-  };
-  const sink = opts.observer ? observed(queue, opts.observer) : queue;
-  streams.forEach((s, i) => {
-    const choice = opts.choices[i];
-    runChoice(s, choice, opts, sink).then(
-      () => {
-        live.delete(s.requestId);
-        finishOne();
-      },
-      (err: unknown) => {
-        live.delete(s.requestId);
-        clearTimeout(timer);
-        abortAll();
-        queue.fail(err);
-        opts.observer?.done(err);
-      },
-    );
-  });
+  startChoices(opts, { push: (ev) => queue.push(ev), end: () => queue.end(), fail: (err) => queue.fail(err) });
   return queue;
 }
 
@@ -144,66 +100,177 @@ function toEngineRequest(c: ChoiceSpec, stream: boolean): EngineRequest {
   };
 }
 
-async function runChoice(
-  stream: RequestStream,
-  choice: ChoiceSpec,
-  opts: GenerateOptions,
-  out: EventSink,
-): Promise<void> {
-  const { rules } = opts;
-  const decoder = new StopDecoder(opts.tokenizer, {
-    skipSpecialTokens: rules.skipSpecialTokens,
-    stopStrings: rules.stopStrings,
-    stopTokenIds: rules.stopTokenIds,
-    noStopTrim: rules.keepStop,
-    tokenStopStrings: rules.tokenStopStrings,
-    promptIds: choice.promptTokenIds,
-  });
-  const index = choice.index;
-  const output = new ChoiceOutput(index, opts.output ?? null, opts.stream, out);
-  let completionTokens = 0;
-  let promptTokens = choice.promptTokenIds.length;
-  let cachedTokens = 0;
-  let pending: TokenLogprob[] | null = null;
+/** The choices of one request: ends the sink when every choice ended, fails it on the first error. */
+class MergedGeneration implements Generation {
+  private readonly live = new Set<string>();
+  private remaining: number;
+  private settled = false;
+  private readonly timer: NodeJS.Timeout;
+  private readonly onAbort = () => this.abort();
+  private sawText = false;
 
-  for await (const chunk of stream) {
-    completionTokens += chunk.newTokenIds.length;
-    if (chunk.promptTokens) promptTokens = chunk.promptTokens;
-    if (chunk.cachedTokens) cachedTokens = Math.max(cachedTokens, chunk.cachedTokens);
-    if (chunk.logprobs) pending = pending ? pending.concat(chunk.logprobs) : chunk.logprobs;
+  constructor(
+    private readonly opts: GenerateOptions,
+    streams: RequestStream[],
+    private readonly sink: GenerationSink,
+  ) {
+    this.remaining = streams.length;
+    this.timer = setTimeout(() => {
+      this.fail(new PipelineError(504, 'request_timeout', `Request timed out after ${opts.timeoutMs / 1000}s`));
+    }, opts.timeoutMs);
+    this.timer.unref();
+    if (opts.signal.aborted) queueMicrotask(this.onAbort);
+    else opts.signal.addEventListener('abort', this.onAbort, { once: true });
+    streams.forEach((s, i) => {
+      this.live.add(s.requestId);
+      s.listen(new ChoiceRunner(s, opts.choices[i], opts, this));
+    });
+  }
+
+  /** A choice's event, with the request-level facts the observer wants. */
+  push(ev: GenEvent): void {
+    if (this.settled) return;
+    const observer = this.opts.observer;
+    if (observer) {
+      if (ev.kind === 'end') observer.choiceEnded(ev.promptTokens, ev.completionTokens);
+      else if (!this.sawText) {
+        this.sawText = true;
+        observer.firstText();
+      }
+    }
+    this.sink.push(ev);
+  }
+
+  choiceDone(requestId: string): void {
+    this.live.delete(requestId);
+    if (--this.remaining > 0 || this.settled) return;
+    this.settle();
+    this.sink.end();
+    this.opts.observer?.done(null);
+  }
+
+  fail(err: unknown): void {
+    if (this.settled) return;
+    // Settled first: the aborted choices' own endings are not events any more.
+    this.settle();
+    this.abortLive();
+    this.sink.fail(err);
+    this.opts.observer?.done(err);
+  }
+
+  abort(): void {
+    if (this.settled) return;
+    this.settle();
+    this.abortLive();
+    this.sink.end();
+    this.opts.observer?.done(null);
+  }
+
+  private abortLive(): void {
+    const ids = [...this.live];
+    this.live.clear();
+    for (const id of ids) this.opts.client.abort(id);
+  }
+
+  private settle(): void {
+    this.settled = true;
+    clearTimeout(this.timer);
+    this.opts.signal.removeEventListener('abort', this.onAbort);
+  }
+}
+
+/** One choice: engine chunks in, events out. */
+class ChoiceRunner implements ChunkListener {
+  private readonly decoder: StopDecoder;
+  private readonly output: ChoiceOutput;
+  private completionTokens = 0;
+  private promptTokens: number;
+  private cachedTokens = 0;
+  private pending: TokenLogprob[] | null = null;
+  private done = false;
+
+  constructor(
+    private readonly stream: RequestStream,
+    choice: ChoiceSpec,
+    private readonly opts: GenerateOptions,
+    private readonly gen: MergedGeneration,
+  ) {
+    const { rules } = opts;
+    this.decoder = new StopDecoder(opts.tokenizer, {
+      skipSpecialTokens: rules.skipSpecialTokens,
+      stopStrings: rules.stopStrings,
+      stopTokenIds: rules.stopTokenIds,
+      noStopTrim: rules.keepStop,
+      tokenStopStrings: rules.tokenStopStrings,
+      promptIds: choice.promptTokenIds,
+    });
+    this.output = new ChoiceOutput(choice.index, opts.output ?? null, opts.stream, gen);
+    this.promptTokens = choice.promptTokenIds.length;
+  }
+
+  private get index(): number {
+    return this.output.index;
+  }
+
+  chunk(chunk: EngineChunk): void {
+    if (this.done) return;
+    try {
+      this.step(chunk);
+    } catch (err) {
+      // A decoder or parser failure fails the request, as an engine error would.
+      this.done = true;
+      this.gen.fail(err);
+    }
+  }
+
+  end(): void {
+    // The stream ended without a terminal output: the request was aborted (client gone).
+    if (!this.done) this.finish('abort', null);
+  }
+
+  fail(err: EngineError): void {
+    if (this.done) return;
+    this.done = true;
+    this.gen.fail(err);
+  }
+
+  private step(chunk: EngineChunk): void {
+    const { rules, client } = this.opts;
+    this.completionTokens += chunk.newTokenIds.length;
+    if (chunk.promptTokens) this.promptTokens = chunk.promptTokens;
+    if (chunk.cachedTokens) this.cachedTokens = Math.max(this.cachedTokens, chunk.cachedTokens);
+    if (chunk.logprobs) this.pending = this.pending ? this.pending.concat(chunk.logprobs) : chunk.logprobs;
     if (chunk.finish === 'error') throw new EngineError('engine_error', chunk.errorMessage ?? ENGINE_ERROR_FINISH);
-    if (chunk.finish === 'abort' && chunk.errorMessage && completionTokens === 0) {
+    if (chunk.finish === 'abort' && chunk.errorMessage && this.completionTokens === 0) {
       // An abort we did not ask for, before any token: the engine refused the request.
       throw new EngineError('invalid', `engine rejected the request: ${chunk.errorMessage}`);
     }
+    if (this.opts.tokenIds && chunk.newTokenIds.length > 0) this.gen.push({ kind: 'tokens', index: this.index, ids: chunk.newTokenIds });
 
-    if (opts.tokenIds && chunk.newTokenIds.length > 0) out.push({ kind: 'tokens', index, ids: chunk.newTokenIds });
-    const r = decoder.push(visibleIds(chunk, rules.keepStop));
-    if (r.text && output.push(r.text, pending)) pending = null;
-    if (output.matchedStop !== null) {
-      if (chunk.finish === null) opts.client.abort(stream.requestId);
-      end('stop', output.matchedStop);
-      return;
-    }
-    if (r.stopped) {
-      if (chunk.finish === null) opts.client.abort(stream.requestId);
-      end('stop', r.matchedStop ?? engineStop(chunk, rules));
+    const r = this.decoder.push(visibleIds(chunk, rules.keepStop));
+    if (r.text && this.output.push(r.text, this.pending)) this.pending = null;
+    const parserStop = this.output.matchedStop;
+    if (parserStop !== null || r.stopped) {
+      this.done = true;
+      if (chunk.finish === null) client.abort(this.stream.requestId);
+      this.finish('stop', parserStop ?? r.matchedStop ?? engineStop(chunk, rules));
       return;
     }
     if (chunk.finish !== null) {
-      const tail = decoder.finish();
-      if (tail.text && output.push(tail.text, pending)) pending = null;
+      this.done = true;
+      const tail = this.decoder.finish();
+      if (tail.text && this.output.push(tail.text, this.pending)) this.pending = null;
       const reason: FinishKind = tail.stopped || chunk.finish === 'repetition' ? 'stop' : chunk.finish;
-      end(reason, tail.matchedStop ?? engineStop(chunk, rules));
-      return;
+      this.finish(reason, tail.matchedStop ?? engineStop(chunk, rules));
     }
   }
-  // The stream ended without a terminal output: the request was aborted (client gone).
-  end('abort', null);
 
-  function end(reason: FinishKind, matchedStop: string | number | null): void {
-    const finishReason = output.finish(reason);
-    out.push({ kind: 'end', index, finishReason, matchedStop, promptTokens, completionTokens, cachedTokens, logprobs: pending });
+  private finish(reason: FinishKind, matchedStop: string | number | null): void {
+    this.done = true;
+    const finishReason = this.output.finish(reason);
+    const { promptTokens, completionTokens, cachedTokens, pending } = this;
+    this.gen.push({ kind: 'end', index: this.index, finishReason, matchedStop, promptTokens, completionTokens, cachedTokens, logprobs: pending });
+    this.gen.choiceDone(this.stream.requestId);
   }
 }
 

@@ -1,9 +1,18 @@
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 import type { RuntimeType } from '../engine/types.js';
+
+/** Random bytes drawn 4 KiB at a time: one getrandom call per 256 ids instead of one per id. */
+const pool = Buffer.alloc(4096);
+let poolAt = pool.length;
 
 /** A time-ordered UUIDv7 (RFC 9562), hyphenated. */
 export function uuidv7(now = Date.now()): string {
-  const b = randomBytes(16);
+  if (poolAt + 16 > pool.length) {
+    randomFillSync(pool);
+    poolAt = 0;
+  }
+  const b = Buffer.from(pool.subarray(poolAt, poolAt + 16));
+  poolAt += 16;
   b.writeUIntBE(now, 0, 6);
   b[6] = 0x70 | (b[6] & 0x0f);
   b[8] = 0x80 | (b[8] & 0x3f);

@@ -24,24 +24,72 @@ export interface RequestMetrics extends GenerationObserver {
   failedToStart(err: unknown): void;
 }
 
+/** The label children of one (runtime, model, endpoint), resolved once: no label hashing per request. */
+interface Series {
+  requests: Record<'true' | 'false', Counter.Internal>;
+  duration: Histogram.Internal<string>;
+  ttft: Histogram.Internal<string>;
+  generation: Histogram.Internal<string>;
+  tpot: Histogram.Internal<string>;
+  inputTokens: Counter.Internal;
+  outputTokens: Counter.Internal;
+  errors: Map<string, Counter.Internal>;
+  base: Record<string, string>;
+}
+
+/** Bounded: label values come from served models and endpoints, but stay safe against churn. */
+const MAX_SERIES = 1024;
+const seriesCache = new WeakMap<RouterMetrics, Map<string, Series>>();
+
+function seriesFor(metrics: RouterMetrics, labels: { backend_type: string; model: string; endpoint: string }): Series {
+  let cache = seriesCache.get(metrics);
+  if (!cache) seriesCache.set(metrics, (cache = new Map()));
+  const key = `${labels.backend_type}\u0000${labels.model}\u0000${labels.endpoint}`;
+  let s = cache.get(key);
+  if (s) return s;
+  const base = { ...metrics.fixedLabels, ...labels };
+  const timed = { router_type: base.router_type, ...labels };
+  s = {
+    requests: {
+      true: metrics.requestsTotal.labels({ ...base, streaming: 'true' }),
+      false: metrics.requestsTotal.labels({ ...base, streaming: 'false' }),
+    },
+    duration: metrics.requestDuration.labels(base),
+    ttft: metrics.ttft.labels(timed),
+    generation: metrics.generationDuration.labels(timed),
+    tpot: metrics.tpot.labels(timed),
+    inputTokens: metrics.tokensTotal.labels({ ...timed, token_type: 'input' }),
+    outputTokens: metrics.tokensTotal.labels({ ...timed, token_type: 'output' }),
+    errors: new Map(),
+    base,
+  };
+  if (cache.size >= MAX_SERIES) cache.clear();
+  cache.set(key, s);
+  return s;
+}
+
 export function requestMetrics(
   metrics: RouterMetrics,
   labels: { backend_type: string; model: string; endpoint: string },
   streaming: boolean,
 ): RequestMetrics {
-  const base = { ...metrics.fixedLabels, ...labels };
-  const timed = { router_type: base.router_type, ...labels };
-  metrics.requestsTotal.inc({ ...base, streaming: String(streaming) });
+  const s = seriesFor(metrics, labels);
+  s.requests[streaming ? 'true' : 'false'].inc();
   const start = performance.now();
   let firstAt = 0;
   let promptTokens = 0;
   let completionTokens = 0;
   let settled = false;
-  const fail = (err: unknown) => metrics.errorsTotal.inc({ ...base, error_type: errorType(err) });
+  const fail = (err: unknown) => {
+    const type = errorType(err);
+    let child = s.errors.get(type);
+    if (!child) s.errors.set(type, (child = metrics.errorsTotal.labels({ ...s.base, error_type: type })));
+    child.inc();
+  };
   return {
     firstText() {
       firstAt = performance.now();
-      metrics.ttft.observe(timed, (firstAt - start) / 1000);
+      s.ttft.observe((firstAt - start) / 1000);
     },
     choiceEnded(prompt, completion) {
       promptTokens += prompt;
@@ -51,13 +99,13 @@ export function requestMetrics(
       if (settled) return;
       settled = true;
       const now = performance.now();
-      metrics.requestDuration.observe(base, (now - start) / 1000);
+      s.duration.observe((now - start) / 1000);
       if (error !== null) fail(error);
-      metrics.tokensTotal.inc({ ...timed, token_type: 'input' }, promptTokens);
-      metrics.tokensTotal.inc({ ...timed, token_type: 'output' }, completionTokens);
+      s.inputTokens.inc(promptTokens);
+      s.outputTokens.inc(completionTokens);
       if (firstAt > 0) {
-        metrics.generationDuration.observe(timed, (now - firstAt) / 1000);
-        if (completionTokens > 1) metrics.tpot.observe(timed, (now - firstAt) / 1000 / (completionTokens - 1));
+        s.generation.observe((now - firstAt) / 1000);
+        if (completionTokens > 1) s.tpot.observe((now - firstAt) / 1000 / (completionTokens - 1));
       }
     },
     failedToStart(err) {

@@ -5,8 +5,8 @@
  * @huggingface/jinja and counted with the reference tokenizer (support/qwen.ts), so the gateway's
  * conversion and templating are checked against an independent rendering.
  *
- * Thinking and free-form tool calls need the model's text parsed (reasoning / tool-call parsers,
- * not wired into the pipeline yet); the forced tool call (JSON-schema path) is covered here.
+ * Thinking blocks and free-form tool calls read from the model's own output syntax are covered in
+ * anthropic-parsed.test.ts; the forced tool call (JSON-schema path) is covered here.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -6,12 +6,17 @@
  */
 import Anthropic from '@anthropic-ai/sdk';
 import { describe, expect, it } from 'vitest';
-import { collectMessage } from '../../src/api/anthropic/collect.js';
+import { messageJson } from '../../src/api/anthropic/collect.js';
+import { collectChoices } from '../../src/pipeline/collect.js';
 import { anthropicErrorResponse, asAnthropicError } from '../../src/api/anthropic/errors.js';
+import type { MessagesMeta } from '../../src/api/anthropic/message-shape.js';
 import { messagesSse } from '../../src/api/anthropic/sse.js';
 import { PipelineError, invalid } from '../../src/pipeline/errors.js';
 import type { GenEvent } from '../../src/pipeline/events.js';
 import { endEvent, eventStream, parseSse } from '../support/events.js';
+
+/** The non-streaming answer, folded from an event stream as the pipeline's collector does. */
+const collectMessage = async (evs: AsyncIterable<GenEvent>, meta: MessagesMeta) => messageJson(await collectChoices(evs, 1, 1), meta);
 
 const meta = { id: 'msg_abc-1', model: 'qwen3' };
 const text = (t: string): GenEvent => ({ kind: 'text', index: 0, text: t, logprobs: null });

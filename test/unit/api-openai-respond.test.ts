@@ -4,8 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { TokenLogprob } from '../../src/engine/types.js';
-import { type ChatMeta, chatSse, collectChat } from '../../src/api/openai/chat-respond.js';
-import { type CompletionMeta, collectCompletion, completionSse } from '../../src/api/openai/completion-respond.js';
+import { type ChatMeta, chatJson, chatSse } from '../../src/api/openai/chat-respond.js';
+import { type CompletionMeta, completionJson, completionSse } from '../../src/api/openai/completion-respond.js';
+import { collectChoices } from '../../src/pipeline/collect.js';
 import { chatLogprobs, completionLogprobs } from '../../src/api/openai/logprobs-format.js';
 import type { Decoder } from '../../src/pipeline/detokenizer.js';
 import type { GenEvent } from '../../src/pipeline/events.js';
@@ -40,6 +41,11 @@ const end = (
   logprobs: null,
   ...over,
 });
+
+/** The non-streaming answers, folded from an event stream as the pipeline's collector does. */
+const collectChat = async (evs: AsyncIterable<GenEvent>, meta: ChatMeta) => chatJson(await collectChoices(evs, meta.n, meta.n), meta);
+const collectCompletion = async (evs: AsyncIterable<GenEvent>, meta: CompletionMeta) =>
+  completionJson(await collectChoices(evs, meta.echoText.length * meta.n, meta.n), meta);
 
 const chatMeta = (over: Partial<ChatMeta> = {}): ChatMeta => ({
   id: 'chatcmpl-1',

@@ -5,7 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseChatRequest } from '../../src/api/openai/chat-request.js';
-import { type ChatMeta, chatSse, collectChat } from '../../src/api/openai/chat-respond.js';
+import { type ChatMeta, chatJson, chatSse } from '../../src/api/openai/chat-respond.js';
+import { collectChoices } from '../../src/pipeline/collect.js';
+import type { GenEvent } from '../../src/pipeline/events.js';
 import { PipelineError } from '../../src/pipeline/errors.js';
 import type { ParsedItem } from '../../src/pipeline/parsers/types.js';
 import { chatOutputPlan } from '../../src/pipeline/output/chat-output-plan.js';
@@ -212,6 +214,8 @@ describe('reading forced tool output', () => {
     expect(toolCallIds('moonshotai/kimi-k3', history)('f', 0)).toBe('f_2');
   });
 });
+
+const collectChat = async (evs: AsyncIterable<GenEvent>, meta: ChatMeta) => chatJson(await collectChoices(evs, meta.n, meta.n), meta);
 
 describe('chat responses with a forced tool', () => {
   const meta = (n = 1): ChatMeta => ({

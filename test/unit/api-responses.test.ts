@@ -7,7 +7,8 @@ import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
 import { inputMessages } from '../../src/api/responses/input-items.js';
 import { parseResponsesRequest } from '../../src/api/responses/request.js';
-import { collectResponse, responseSse } from '../../src/api/responses/respond.js';
+import { responseJson, responseSse } from '../../src/api/responses/respond.js';
+import { collectChoices } from '../../src/pipeline/collect.js';
 import type { ResponseMeta } from '../../src/api/responses/response-object.js';
 import { PipelineError } from '../../src/pipeline/errors.js';
 import type { GenEvent } from '../../src/pipeline/events.js';
@@ -117,6 +118,8 @@ describe('Responses request fields', () => {
     );
   });
 });
+
+const collectResponse = async (evs: AsyncIterable<GenEvent>, m: ResponseMeta) => responseJson(await collectChoices(evs, 1, 1), m);
 
 const meta = (): ResponseMeta => ({
   responseId: 'resp_1',

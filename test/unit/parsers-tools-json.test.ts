@@ -34,7 +34,7 @@ describe('JSON-family tool parsers: fixtures', () => {
       });
 
       it('every two- and three-piece split folds the same', () => {
-        const three = Array.from(f.text).length <= 90;
+        const three = Array.from(f.text).length <= 80;
         const n = expectSplitsFold(p, TOOLS, cutSplits(f.text, three), expected);
         expect(n).toBeGreaterThan(0);
       });

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { EngineError, type EngineChunk, type EngineClientApi, type RequestStream } from '../../src/engine/client-types.js';
 import type { EngineRequest, SamplingSpec } from '../../src/engine/types.js';
-import { AsyncQueue } from '../../src/pipeline/async-queue.js';
+import { EngineRequestStream } from '../../src/engine/request-stream.js';
 import type { Decoder } from '../../src/pipeline/detokenizer.js';
 import type { GenEvent } from '../../src/pipeline/events.js';
 import type { ChoiceSpec } from '../../src/pipeline/fan-out.js';
@@ -18,7 +18,7 @@ const tok: Decoder = { decode: (ids, skip) => ids.map((i) => (skip && i === EOS 
 
 interface FakeRequest {
   req: EngineRequest;
-  chunks: AsyncQueue<EngineChunk>;
+  chunks: EngineRequestStream;
 }
 
 /** Requests are fed by the test through `emit`; abort ends a request's stream locally, as the real client does. */
@@ -34,14 +34,14 @@ class FakeClient implements EngineClientApi {
 
   submit(req: EngineRequest): RequestStream {
     if (this.requests.size === this.failSubmitAt) throw new EngineError('dead', 'engine core reported fatal failure');
-    const chunks = new AsyncQueue<EngineChunk>();
+    const chunks = new EngineRequestStream(req.requestId, 0, (id) => this.abort(id));
     this.requests.set(req.requestId, { req, chunks });
-    return { requestId: req.requestId, rank: 0, [Symbol.asyncIterator]: () => chunks[Symbol.asyncIterator]() };
+    return chunks;
   }
 
   abort(requestId: string): void {
     this.aborted.push(requestId);
-    this.requests.get(requestId)?.chunks.end();
+    this.requests.get(requestId)?.chunks.finish();
   }
 
   emit(id: string, ids: number[], finish: EngineChunk['finish'] = null, over: Partial<EngineChunk> = {}): void {
@@ -57,7 +57,7 @@ class FakeClient implements EngineClientApi {
     });
   }
 
-  fail(id: string, err: Error): void {
+  fail(id: string, err: EngineError): void {
     this.requests.get(id)!.chunks.fail(err);
   }
 

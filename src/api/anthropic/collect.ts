@@ -2,8 +2,7 @@
  * The non-streaming Messages response (request-pipeline §3.3): blocks in the order thinking →
  * text (only if not whitespace) → tool_use, then stop reason and usage.
  */
-import { collectChoices } from '../../pipeline/collect.js';
-import type { GenEvent } from '../../pipeline/events.js';
+import type { Collected } from '../../pipeline/collect.js';
 import { type MessagesMeta, messagesUsage, stopReason, toolUseId } from './message-shape.js';
 
 /** Tool-call arguments as an object; anything else (unparsable, a bare value) is `{}`. */
@@ -16,8 +15,7 @@ function toolInput(args: string): Record<string, unknown> {
   }
 }
 
-export async function collectMessage(events: AsyncIterable<GenEvent>, meta: MessagesMeta): Promise<Record<string, unknown>> {
-  const { choices, usage } = await collectChoices(events, 1, 1);
+export function messageJson({ choices, usage }: Collected, meta: MessagesMeta): Record<string, unknown> {
   const c = choices[0];
   const content: Record<string, unknown>[] = [];
   // Thinking signatures are Anthropic's own verification tokens; there is none to give here.

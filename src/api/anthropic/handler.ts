@@ -9,7 +9,7 @@ import { countChatPromptTokens, prepareChat } from '../../pipeline/prepare-chat.
 import { readJsonBody } from '../json-body.js';
 import { respond } from '../respond.js';
 import type { InferenceCall, InferenceHandler } from '../types.js';
-import { collectMessage } from './collect.js';
+import { messageJson } from './collect.js';
 import { anthropicErrorResponse } from './errors.js';
 import type { MessagesMeta } from './message-shape.js';
 import { parseMessagesRequest } from './request.js';
@@ -34,8 +34,11 @@ export function createMessagesHandler(): InferenceHandler {
     const meta: MessagesMeta = { id: prepared.id, model: prepared.model };
     return respond(call, prepared, {
       endpoint: 'messages',
+      choices: 1,
+      perPrompt: 1,
       sse: () => messagesSse(meta),
-      json: (events) => collectMessage(events, meta),
+      json: (c) => messageJson(c, meta),
+      error: (err) => anthropicErrorResponse(err, call.requestId),
     });
   });
 }

@@ -5,7 +5,7 @@ import { respond, withErrors } from '../respond.js';
 import type { InferenceHandler } from '../types.js';
 import { openaiErrorResponse } from '../openai/errors.js';
 import { generateModel, parseGenerateRequest } from './request.js';
-import { type GenerateMeta, collectGenerate, generateSse } from './respond.js';
+import { type GenerateMeta, generateJson, generateSse } from './respond.js';
 
 export function createGenerateHandler(): InferenceHandler {
   return withErrors(openaiErrorResponse, async (call) => {
@@ -16,8 +16,11 @@ export function createGenerateHandler(): InferenceHandler {
     const meta: GenerateMeta = { id: prepared.id, n: prepared.n, returnLogprob, startedAt };
     return respond(call, prepared, {
       endpoint: 'generate',
+      choices: meta.n,
+      perPrompt: meta.n,
       sse: () => generateSse(meta),
-      json: (events) => collectGenerate(events, meta),
+      json: (c) => generateJson(c, meta),
+      error: openaiErrorResponse,
     });
   });
 }

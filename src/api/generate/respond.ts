@@ -4,9 +4,9 @@
  * with its finish reason, then `[DONE]`. Stop strings apply in both (SMG skips them when streaming).
  */
 import type { TokenLogprob } from '../../engine/types.js';
-import { collectChoices } from '../../pipeline/collect.js';
+import type { Collected } from '../../pipeline/collect.js';
 import { streamErrorText } from '../../pipeline/errors.js';
-import type { EndEvent, FinishKind, GenEvent } from '../../pipeline/events.js';
+import type { FinishKind } from '../../pipeline/events.js';
 import { type SseEncoder, dataFrame } from '../sse.js';
 import { sseErrorFrame } from '../openai/errors.js';
 
@@ -57,24 +57,12 @@ function metaInfo(meta: GenerateMeta, i: number, counts: Counts, finish: Record<
   return info;
 }
 
-export async function collectGenerate(events: AsyncIterable<GenEvent>, meta: GenerateMeta): Promise<unknown[]> {
-  const ends = new Map<number, EndEvent>();
-  const tee = (async function* () {
-    for await (const ev of events) {
-      if (ev.kind === 'end') ends.set(ev.index, ev);
-      yield ev;
-    }
-  })();
-  const { choices } = await collectChoices(tee, meta.n, meta.n);
-  return choices.map((c, i) => {
-    const end = ends.get(i);
-    const counts = end ?? { promptTokens: 0, completionTokens: c.ids.length, cachedTokens: 0 };
-    return {
-      text: c.text,
-      output_ids: c.ids,
-      meta_info: metaInfo(meta, i, counts, finishReason(c.finish, c.matched, counts.completionTokens), c.logprobs),
-    };
-  });
+export function generateJson({ choices }: Collected, meta: GenerateMeta): unknown[] {
+  return choices.map((c, i) => ({
+    text: c.text,
+    output_ids: c.ids,
+    meta_info: metaInfo(meta, i, c, finishReason(c.finish, c.matched, c.completionTokens), c.logprobs),
+  }));
 }
 
 export function generateSse(meta: GenerateMeta): SseEncoder {

@@ -4,7 +4,7 @@ import { readJsonBody } from '../json-body.js';
 import { respond, withErrors } from '../respond.js';
 import type { InferenceHandler } from '../types.js';
 import { parseChatRequest } from './chat-request.js';
-import { type ChatMeta, chatSse, collectChat } from './chat-respond.js';
+import { type ChatMeta, chatJson, chatSse } from './chat-respond.js';
 import { openaiErrorResponse } from './errors.js';
 
 export function createChatHandler(): InferenceHandler {
@@ -14,8 +14,11 @@ export function createChatHandler(): InferenceHandler {
     const meta: ChatMeta = { ...prepared, includeUsage: req.includeUsage };
     return respond(call, prepared, {
       endpoint: 'chat_completions',
+      choices: meta.n,
+      perPrompt: meta.n,
       sse: () => chatSse(meta),
-      json: (events) => collectChat(events, meta),
+      json: (c) => chatJson(c, meta),
+      error: openaiErrorResponse,
     });
   });
 }

@@ -3,7 +3,7 @@
  * role chunk first per choice, reasoning / content / tool-call chunks, one finish chunk per
  * choice, an optional usage chunk, then `[DONE]`.
  */
-import { collectChoices } from '../../pipeline/collect.js';
+import type { Collected } from '../../pipeline/collect.js';
 import type { Decoder } from '../../pipeline/detokenizer.js';
 import { streamErrorText } from '../../pipeline/errors.js';
 import type { GenEvent } from '../../pipeline/events.js';
@@ -23,8 +23,7 @@ export interface ChatMeta {
   includeUsage: boolean;
 }
 
-export async function collectChat(events: AsyncIterable<GenEvent>, meta: ChatMeta): Promise<Record<string, unknown>> {
-  const { choices: acc, usage } = await collectChoices(events, meta.n, meta.n);
+export function chatJson({ choices: acc, usage }: Collected, meta: ChatMeta): Record<string, unknown> {
   const choices = acc.map((c, index) => {
     const message: Record<string, unknown> = { role: 'assistant' };
     // Whitespace-only content is left out (§11.4).

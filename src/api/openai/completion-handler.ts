@@ -4,7 +4,7 @@ import { readJsonBody } from '../json-body.js';
 import { respond, withErrors } from '../respond.js';
 import type { InferenceHandler } from '../types.js';
 import { parseCompletionRequest } from './completion-request.js';
-import { type CompletionMeta, collectCompletion, completionSse } from './completion-respond.js';
+import { type CompletionMeta, completionJson, completionSse } from './completion-respond.js';
 import { openaiErrorResponse } from './errors.js';
 
 export function createCompletionHandler(): InferenceHandler {
@@ -19,8 +19,11 @@ export function createCompletionHandler(): InferenceHandler {
     };
     return respond(call, prepared, {
       endpoint: 'completions',
+      choices: meta.echoText.length * meta.n,
+      perPrompt: meta.n,
       sse: () => completionSse(meta),
-      json: (events) => collectCompletion(events, meta),
+      json: (c) => completionJson(c, meta),
+      error: openaiErrorResponse,
     });
   });
 }

@@ -3,7 +3,7 @@
  * puts the prompt text before the first generated text of a choice; a suffix goes last.
  */
 import type { TokenLogprob } from '../../engine/types.js';
-import { collectChoices } from '../../pipeline/collect.js';
+import type { Collected } from '../../pipeline/collect.js';
 import type { Decoder } from '../../pipeline/detokenizer.js';
 import { streamErrorText } from '../../pipeline/errors.js';
 import type { GenEvent } from '../../pipeline/events.js';
@@ -26,8 +26,7 @@ export interface CompletionMeta {
   includeUsage: boolean;
 }
 
-export async function collectCompletion(events: AsyncIterable<GenEvent>, meta: CompletionMeta): Promise<Record<string, unknown>> {
-  const { choices: acc, usage } = await collectChoices(events, meta.echoText.length * meta.n, meta.n);
+export function completionJson({ choices: acc, usage }: Collected, meta: CompletionMeta): Record<string, unknown> {
   const choices = acc.map((c, index) => {
     const echo = meta.echoText[Math.floor(index / meta.n)];
     const choice: Record<string, unknown> = { text: echo + c.text + meta.suffix, index };

@@ -6,7 +6,7 @@ import { respond, withErrors } from '../respond.js';
 import type { InferenceHandler } from '../types.js';
 import { openaiErrorResponse } from '../openai/errors.js';
 import { parseResponsesRequest } from './request.js';
-import { collectResponse, responseSse } from './respond.js';
+import { responseJson, responseSse } from './respond.js';
 import type { ResponseMeta } from './response-object.js';
 
 export function createResponsesHandler(): InferenceHandler {
@@ -22,8 +22,11 @@ export function createResponsesHandler(): InferenceHandler {
     };
     return respond(call, prepared, {
       endpoint: 'responses',
+      choices: 1,
+      perPrompt: 1,
       sse: () => responseSse(meta),
-      json: (events) => collectResponse(events, meta),
+      json: (c) => responseJson(c, meta),
+      error: openaiErrorResponse,
     });
   });
 }

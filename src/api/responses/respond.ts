@@ -6,7 +6,7 @@
  * .delta… → .done) → output_item.done → response.completed. A failure after the stream started is
  * an `error` event followed by response.failed.
  */
-import { collectChoices } from '../../pipeline/collect.js';
+import type { Collected } from '../../pipeline/collect.js';
 import { streamErrorText } from '../../pipeline/errors.js';
 import type { GenEvent } from '../../pipeline/events.js';
 import type { SseEncoder } from '../sse.js';
@@ -25,8 +25,7 @@ import {
   usageOf,
 } from './response-object.js';
 
-export async function collectResponse(events: AsyncIterable<GenEvent>, meta: ResponseMeta): Promise<Record<string, unknown>> {
-  const { choices, usage } = await collectChoices(events, 1, 1);
+export function responseJson({ choices, usage }: Collected, meta: ResponseMeta): Record<string, unknown> {
   const c = choices[0];
   const u = usage.toJSON(true) as { prompt_tokens: number; completion_tokens: number; prompt_tokens_details?: { cached_tokens: number } };
   return responseObject(

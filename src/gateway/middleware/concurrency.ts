@@ -8,6 +8,7 @@
  */
 import type { MiddlewareHandler } from 'hono';
 import { onBodyDone } from '../body-done.js';
+import { onResponseClosed } from '../raw-response.js';
 import { gatewayError } from '../errors.js';
 import type { AppEnv } from './env.js';
 
@@ -112,6 +113,8 @@ export function concurrencyLimit(
       permit();
       throw err;
     }
-    c.res = onBodyDone(c.res, permit);
+    const outgoing = c.env?.outgoing;
+    if (outgoing) onResponseClosed(outgoing, permit);
+    else c.res = onBodyDone(c.res, permit);
   };
 }

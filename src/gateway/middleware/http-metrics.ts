@@ -4,6 +4,7 @@
  */
 import type { Context, MiddlewareHandler } from 'hono';
 import { onBodyDone } from '../body-done.js';
+import { onResponseClosed } from '../raw-response.js';
 import type { GatewayContext } from '../context.js';
 import type { AppEnv } from './env.js';
 
@@ -35,6 +36,10 @@ export function httpAccounting(ctx: GatewayContext): MiddlewareHandler<AppEnv> {
     m.httpRequests.inc(labels);
     m.httpDuration.observe(labels, (performance.now() - start) / 1000);
     m.httpResponses.inc({ path, status_code: String(c.res.status), error_code: c.res.headers.get('X-SMG-Error-Code') ?? '' });
-    c.res = onBodyDone(c.res, done);
+    // Under Node the response's own close event marks its last byte (a stream written directly
+    // has no body here at all); under app.request() the body stream's end does.
+    const outgoing = c.env?.outgoing;
+    if (outgoing) onResponseClosed(outgoing, done);
+    else c.res = onBodyDone(c.res, done);
   };
 }

@@ -5,6 +5,7 @@
 import type { Hono } from 'hono';
 import type { GatewayContext } from '../context.js';
 import { gatewayError } from '../errors.js';
+import { rawResponse } from '../raw-response.js';
 import type { AppEnv } from '../middleware/env.js';
 import { INFERENCE_PATHS, type InferenceEndpoint } from '../../api/types.js';
 
@@ -20,8 +21,10 @@ export function registerInferenceRoutes(app: Hono<AppEnv>, ctx: GatewayContext):
       if (!handler) {
         return gatewayError(501, 'not_implemented', `${path} is not available: no request pipeline is configured`);
       }
+      const outgoing = c.env?.outgoing;
       return handler({
         request: c.req.raw,
+        raw: outgoing ? rawResponse(outgoing) : undefined,
         requestId: c.get('requestId'),
         signal: c.req.raw.signal,
         services: ctx.servicesFor(c.req.raw.headers),

@@ -14,7 +14,7 @@ export class ChoiceOutput {
   private calls = 0;
 
   constructor(
-    private readonly index: number,
+    readonly index: number,
     private readonly plan: OutputPlan | null,
     private readonly stream: boolean,
     private readonly sink: EventSink,

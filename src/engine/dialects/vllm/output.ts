@@ -7,7 +7,7 @@
  */
 import type { EngineLoad, FinishReason, OutputEvent, RequestOutput } from '../../types.js';
 import { WireDecodeError } from '../../types.js';
-import { decodeMsgpack } from '../../msgpack/reader.js';
+import { MsgpackCursor } from '../../msgpack/cursor.js';
 import { finishReasonFromCode, isEngineCoreDead } from './constants.js';
 import { decodeLogprobRows } from './logprobs.js';
 
@@ -15,17 +15,44 @@ import { decodeLogprobRows } from './logprobs.js';
 export function decodeOutput(frames: Buffer[]): OutputEvent {
   if (frames.length === 0) throw new WireDecodeError('empty output message');
   if (isEngineCoreDead(frames)) return { kind: 'dead' };
-  const msg = decodeMsgpack(frames[0], 'EngineCoreOutputs');
-  if (!Array.isArray(msg)) throw new WireDecodeError('EngineCoreOutputs is not an array');
-  const engineIndex = msg.length > 0 ? int(msg[0], 'engine_index') : 0;
-  const rawOutputs: unknown = msg.length > 1 ? msg[1] : null;
-  const stats: unknown = msg[2] ?? null;
-  const utility: unknown = msg[4] ?? null;
-  const finished: unknown = msg[5] ?? null;
-  const waveComplete: unknown = msg[6] ?? null;
-  const startWave: unknown = msg[7] ?? null;
-
-  const outputs = decodeOutputList(rawOutputs, frames);
+  const cur = new MsgpackCursor(frames[0]);
+  const len = cur.arrayLength('EngineCoreOutputs');
+  let engineIndex = 0;
+  let outputs: RequestOutput[] = [];
+  let stats: unknown = null;
+  let utility: unknown = null;
+  let finished: unknown = null;
+  let waveComplete: unknown = null;
+  let startWave: unknown = null;
+  // Positional, as msgspec's array_like structs: known fields by index, extra trailing ones skipped.
+  for (let i = 0; i < len; i++) {
+    if (cur.nil()) continue;
+    switch (i) {
+      case 0:
+        engineIndex = cur.int('engine_index');
+        break;
+      case 1:
+        outputs = decodeOutputList(cur, frames);
+        break;
+      case 2:
+        stats = cur.value('scheduler_stats');
+        break;
+      case 4:
+        utility = cur.value('utility_output');
+        break;
+      case 5:
+        finished = cur.value('finished_requests');
+        break;
+      case 6:
+        waveComplete = cur.value('wave_complete');
+        break;
+      case 7:
+        startWave = cur.value('start_wave');
+        break;
+      default:
+        cur.skip();
+    }
+  }
   // vLLM never mixes the families in one message; should it, per-request data wins (losing it
   // would strand requests), then utility, then wave control.
   if (outputs.length === 0 && stats === null && finished === null) {
@@ -42,45 +69,66 @@ export function decodeOutput(frames: Buffer[]): OutputEvent {
   };
 }
 
-function decodeOutputList(raw: unknown, frames: readonly Buffer[]): RequestOutput[] {
-  if (raw === null) return [];
-  if (!Array.isArray(raw)) throw new WireDecodeError('outputs is not an array');
-  const out: RequestOutput[] = new Array<RequestOutput>(raw.length);
-  for (let i = 0; i < raw.length; i++) out[i] = decodeOne(raw[i], frames);
+function decodeOutputList(cur: MsgpackCursor, frames: readonly Buffer[]): RequestOutput[] {
+  const n = cur.arrayLength('outputs');
+  const out: RequestOutput[] = new Array<RequestOutput>(n);
+  for (let i = 0; i < n; i++) out[i] = decodeOne(cur, frames);
   return out;
 }
 
 /** One EngineCoreOutput (14 fields in 0.26/0.27; request_id and new_token_ids are required). */
-function decodeOne(raw: unknown, frames: readonly Buffer[]): RequestOutput {
-  if (!Array.isArray(raw) || raw.length < 2) throw new WireDecodeError('EngineCoreOutput is not an array of >= 2');
-  const requestId: unknown = raw[0];
-  if (typeof requestId !== 'string') throw new WireDecodeError('EngineCoreOutput.request_id is not a string');
-  const tokens: unknown = raw[1];
-  if (!Array.isArray(tokens)) throw new WireDecodeError(`${requestId}: new_token_ids is not an array`);
-  for (let i = 0; i < tokens.length; i++) {
-    if (!Number.isInteger(tokens[i])) throw new WireDecodeError(`${requestId}: new_token_ids[${i}] is not an int`);
-  }
-  const newTokenIds = tokens as number[];
-  const finishRaw: unknown = raw[5] ?? null;
+function decodeOne(cur: MsgpackCursor, frames: readonly Buffer[]): RequestOutput {
+  const shape = 'EngineCoreOutput is not an array of >= 2';
+  const len = cur.arrayLength('EngineCoreOutput', shape);
+  if (len < 2) throw new WireDecodeError(shape);
+  const requestId = cur.str('EngineCoreOutput.request_id');
+  let newTokenIds: number[];
   let finish: FinishReason | null = null;
-  if (finishRaw !== null) finish = finishReasonFromCode(int(finishRaw, 'finish_reason'));
-  const stopRaw: unknown = raw[6] ?? null;
-  const logprobsRaw: unknown = raw[2] ?? null;
-  if (stopRaw !== null && typeof stopRaw !== 'string' && !Number.isInteger(stopRaw)) {
-    throw new WireDecodeError(`${requestId}: stop_reason is neither int nor str`);
+  let stopReason: number | string | null = null;
+  let logprobsRaw: unknown = null;
+  let prefill: unknown = null;
+  // Field names only: the request id is added to the message on failure, not built per output.
+  try {
+    newTokenIds = cur.intArray('new_token_ids');
+    for (let i = 2; i < len; i++) {
+      if (cur.nil()) continue;
+      switch (i) {
+        case 2:
+          logprobsRaw = cur.value('new_logprobs');
+          break;
+        case 5:
+          finish = finishReasonFromCode(cur.int('finish_reason'));
+          break;
+        case 6:
+          stopReason = stopValue(cur.value('stop_reason'));
+          break;
+        case 11:
+          prefill = cur.value('prefill_stats');
+          break;
+        default:
+          cur.skip();
+      }
+    }
+  } catch (err) {
+    if (err instanceof WireDecodeError) throw new WireDecodeError(`${requestId}: ${err.message}`);
+    throw err;
   }
   return {
     requestId,
     newTokenIds,
     finish,
-    stopReason: stopRaw as number | string | null,
-    // Most outputs carry no logprobs: skip building the error-context string for them.
+    stopReason,
     logprobs: logprobsRaw === null ? null : decodeLogprobRows(logprobsRaw, frames, `${requestId}.new_logprobs`),
-    cachedTokens: cachedTokens(raw[11] ?? null),
+    cachedTokens: cachedTokens(prefill),
     errorMessage: null,
     // vLLM appends the token that matched (EOS or a stop_token_ids id) before finishing STOP.
     endsWithStopToken: finish === 'stop' && newTokenIds.length > 0,
   };
+}
+
+function stopValue(v: unknown): number | string {
+  if (typeof v !== 'string' && !Number.isInteger(v)) throw new WireDecodeError('stop_reason is neither int nor str');
+  return v as number | string;
 }
 
 /** prefill_stats.num_cached_tokens; older layouts put a bare int around here, which we ignore. */

@@ -40,7 +40,12 @@ const enum D {
 
 export abstract class DeepSeekBlockParser extends ToolStreamParser {
   private d = D.Text;
-  private cand = 0;
+  protected readonly startChars = '<';
+
+  protected inPlainText(): boolean {
+    return this.d === D.Text;
+  }
+
   private args: JsonArgsReader | null = null;
   /** Set by `readHeader` on HeaderResult.Call. */
   protected name = '';
@@ -59,7 +64,7 @@ export abstract class DeepSeekBlockParser extends ToolStreamParser {
         case D.Text: {
           const m = this.scanText(STARTS, MAX_MARKER);
           if (m === null) return;
-          this.cand = this.pos;
+          this.setCand(this.pos);
           this.pos += m.length;
           if (m === CALLS_BEGIN) this.d = D.BlockOpen;
           else this.beginHeader();
@@ -132,7 +137,7 @@ export abstract class DeepSeekBlockParser extends ToolStreamParser {
             this.pos += m.length;
             break;
           }
-          this.cand = this.followWs;
+          this.setCand(this.followWs);
           this.pos += m.length;
           if (m === CALLS_BEGIN) this.d = D.BlockOpen;
           else this.beginHeader();
@@ -149,7 +154,7 @@ export abstract class DeepSeekBlockParser extends ToolStreamParser {
 
   /** The candidate is not a call: its markers stay text and scanning resumes at `pos`. */
   private reject(): void {
-    this.release(this.cand, this.pos);
+    this.releaseCand(this.pos);
     this.d = D.Text;
   }
 

@@ -39,7 +39,12 @@ const enum G {
 
 class DsmlParser extends ToolStreamParser {
   private g = G.Text;
-  private cand = 0;
+  protected readonly startChars = '<';
+
+  protected inPlainText(): boolean {
+    return this.g === G.Text;
+  }
+
   private tool = -1;
   private opened = false;
   private value: TagValueReader | null = null;
@@ -64,7 +69,7 @@ class DsmlParser extends ToolStreamParser {
         case G.Text: {
           const m = this.scanText(this.starts, this.maxStart);
           if (m === null) return;
-          this.cand = this.pos;
+          this.setCand(this.pos);
           if (m === INVOKE) this.g = G.Invoke;
           else {
             this.pos += m.length;
@@ -169,7 +174,7 @@ class DsmlParser extends ToolStreamParser {
             this.pos += m.length;
             this.g = G.BlockAfter;
           } else {
-            this.cand = this.followWs;
+            this.setCand(this.followWs);
             if (m === INVOKE) this.g = G.Invoke;
             else {
               this.pos += m.length;
@@ -214,7 +219,7 @@ class DsmlParser extends ToolStreamParser {
   }
 
   private reject(resume: number): void {
-    this.release(this.cand, resume);
+    this.releaseCand(resume);
     this.g = G.Text;
   }
 }

@@ -13,6 +13,7 @@
  * Both stream compact JSON through the sink and end a cut-off or malformed committed call with its
  * arguments closed (see JsonScanner.close).
  */
+import { isJsonWs } from './char-class.js';
 import { Ev, JsonScanner } from './json-scan.js';
 import type { ItemSink } from './sink.js';
 
@@ -65,6 +66,11 @@ export class JsonCallReader {
 
   get committed(): boolean {
     return this.tool !== -1;
+  }
+
+  /** The object was read to its end (a rejection that was not a syntax error). */
+  get complete(): boolean {
+    return this.sc.done;
   }
 
   rebase(n: number): void {
@@ -265,8 +271,4 @@ export class JsonArgsReader {
       this.sc.out = '';
     }
   }
-}
-
-function isJsonWs(c: number): boolean {
-  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 }

@@ -25,24 +25,20 @@ const SEPARATORS = [',', ']'];
 
 export abstract class JsonListParser extends ToolStreamParser {
   private l = L.Object;
-  private listCand = 0;
   private arrayAt = 0;
-  private elemCand = 0;
   private reader: JsonCallReader | null = null;
   private skipper: JsonScanner | null = null;
 
   protected argKeys: readonly string[] = ['arguments', 'parameters'];
 
-  /** A call object begins at `pos`; its candidate text (marker included) starts at `cand`. */
-  protected startObject(cand: number): void {
-    this.listCand = cand;
+  /** A call object begins at `pos`; the candidate (`cand`, marker included) is already set. */
+  protected startObject(): void {
     this.reader = new JsonCallReader(this.ctx, this.pos, this.argKeys);
     this.l = L.Object;
   }
 
-  /** An array begins at `pos` (on the `[`). */
-  protected startArray(cand: number): void {
-    this.listCand = cand;
+  /** An array begins at `pos` (on the `[`); the candidate is already set. */
+  protected startArray(): void {
     this.arrayAt = this.pos;
     this.pos++;
     this.l = L.ArrOpen;
@@ -53,11 +49,11 @@ export abstract class JsonListParser extends ToolStreamParser {
     for (;;) {
       switch (this.l) {
         case L.Object:
-          return this.stepCall(this.reader as JsonCallReader, this.listCand);
+          return this.stepCall(this.reader as JsonCallReader);
         case L.ArrOpen:
           if (!this.skipWs()) {
             if (!this.final) return Next.Wait;
-            this.release(this.listCand, this.buf.length);
+            this.releaseCand(this.buf.length);
             return Next.Text;
           }
           if (this.buf.charCodeAt(this.pos) !== 0x7b) {
@@ -70,32 +66,39 @@ export abstract class JsonListParser extends ToolStreamParser {
           break;
         case L.ArrFirst: {
           const r = this.reader as JsonCallReader;
-          const next = this.stepCall(r, this.listCand, false);
+          const next = this.stepCall(r, false);
           if (next === Next.Wait) return next;
           if (next === Next.Done) this.l = L.ArrSep;
           else if (r.committed || this.final) return Next.Text;
-          else {
+          else if (!r.complete) {
+            // Not JSON: text up to the bad character; scanning resumes there.
+            this.releaseCand(r.pos);
+            return Next.Text;
+          } else {
             // Not a call: the rest of the array is skipped as text.
-            this.skipper = new JsonScanner(this.arrayAt);
+            this.skipper = JsonScanner.afterArrayElement(r.pos);
             this.l = L.Skip;
           }
           break;
         }
         case L.Skip: {
           const sc = this.skipper as JsonScanner;
-          const end = this.candidateEnd(this.listCand);
+          const end = this.candidateEnd();
           const ev = sc.scan(this.buf, end);
           if (ev === Ev.Done || ev === Ev.Error) {
-            this.release(this.listCand, sc.pos);
+            this.releaseCand(sc.pos);
             return Next.Text;
           }
-          if (end - this.listCand >= PARSER_BUFFER_LIMIT) {
-            this.giveUp(this.listCand);
+          if (this.candLength(end) >= PARSER_BUFFER_LIMIT) {
+            this.giveUp();
             return Next.Wait;
           }
-          if (!this.final) return Next.Wait;
-          this.release(this.listCand, this.buf.length);
-          return Next.Text;
+          if (this.final) {
+            this.releaseCand(this.buf.length);
+            return Next.Text;
+          }
+          sc.rebase(this.holdCand(sc.pos));
+          return Next.Wait;
         }
         case L.ArrSep: {
           const f = this.follow(SEPARATORS);
@@ -116,13 +119,13 @@ export abstract class JsonListParser extends ToolStreamParser {
             return Next.Done;
           }
           if (this.buf.charCodeAt(this.pos) !== 0x7b) return Next.Text;
-          this.elemCand = this.pos;
+          this.setCand(this.pos);
           this.reader = new JsonCallReader(this.ctx, this.pos, this.argKeys);
           this.l = L.ArrNext;
           break;
         case L.ArrNext: {
           const r = this.reader as JsonCallReader;
-          const next = this.stepCall(r, this.elemCand);
+          const next = this.stepCall(r);
           if (next === Next.Wait) return next;
           if (next === Next.Done || (!r.committed && !this.final)) this.l = L.ArrSep;
           else return Next.Text;

@@ -13,6 +13,7 @@
  * are accepted and written escaped (models do write literal newlines in JSON strings); everything
  * else follows RFC 8259. Duplicate keys are kept as written (JSON.parse would keep the last).
  */
+import { hexDigit, isJsonNumberChar as isNumChar, isJsonWs as isWs, jsonEscape } from './char-class.js';
 import { compactNumber, JsonStringWriter, truncatedNumber } from './compact-writer.js';
 
 export const enum Ev {
@@ -24,6 +25,7 @@ export const enum Ev {
   Error,
 }
 
+/** Scanner states; the ones between tokens come first (see the whitespace skip in `scan`). */
 const enum S {
   Value,
   ObjFirst,
@@ -42,14 +44,6 @@ const enum S {
 const OBJ = 1;
 const ARR = 2;
 const KEY_LIMIT = 256;
-
-function isWs(c: number): boolean {
-  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
-}
-
-function isNumChar(c: number): boolean {
-  return (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2b || c === 0x2e || c === 0x65 || c === 0x45;
-}
 
 export class JsonScanner {
   /** Index in the buffer of the next character to read. */
@@ -92,6 +86,14 @@ export class JsonScanner {
     return this.s === S.Done;
   }
 
+  /** A scanner placed inside an array, just after one of its elements (for skipping the rest). */
+  static afterArrayElement(pos: number): JsonScanner {
+    const sc = new JsonScanner(pos);
+    sc.stack.push(ARR);
+    sc.s = S.After;
+    return sc;
+  }
+
   /** Start or stop writing compact output (at a value boundary: a `ValueStart`/`ValueEnd` stop, or before the first character). */
   set capture(on: boolean) {
     this.capturing = on;
@@ -114,12 +116,13 @@ export class JsonScanner {
     let i = this.pos;
     while (i < end) {
       const c = buf.charCodeAt(i);
+      // Whitespace between tokens (the states up to ArrFirst) is skipped; in the others it matters.
+      if (this.s <= S.ArrFirst && isWs(c)) {
+        i++;
+        continue;
+      }
       switch (this.s) {
         case S.Value:
-          if (isWs(c)) {
-            i++;
-            break;
-          }
           if (this.events && !this.startReported && this.stack.length === 1 && this.stack[0] === OBJ) {
             this.startReported = true;
             this.pos = i;
@@ -130,10 +133,6 @@ export class JsonScanner {
           break;
         case S.ObjFirst:
         case S.ObjKey:
-          if (isWs(c)) {
-            i++;
-            break;
-          }
           if (c === 0x22) {
             this.beginKey();
             i++;
@@ -147,10 +146,6 @@ export class JsonScanner {
           } else return this.fail(i);
           break;
         case S.Colon:
-          if (isWs(c)) {
-            i++;
-            break;
-          }
           if (c !== 0x3a) return this.fail(i);
           if (this.capturing) this.out += ':';
           this.s = S.Value;
@@ -159,10 +154,6 @@ export class JsonScanner {
           i++;
           break;
         case S.After:
-          if (isWs(c)) {
-            i++;
-            break;
-          }
           if (c === 0x2c) {
             i++;
             if (this.capturing && this.stack.length > this.captureBase) this.pendingComma = true;
@@ -181,10 +172,6 @@ export class JsonScanner {
           } else return this.fail(i);
           break;
         case S.ArrFirst:
-          if (isWs(c)) {
-            i++;
-            break;
-          }
           if (c === 0x5d) {
             i++;
             this.closeContainer(ARR);
@@ -225,44 +212,22 @@ export class JsonScanner {
           break;
         }
         case S.Esc: {
-          let u = -1;
-          switch (c) {
-            case 0x22:
-            case 0x5c:
-            case 0x2f:
-              u = c;
-              break;
-            case 0x62:
-              u = 8;
-              break;
-            case 0x66:
-              u = 12;
-              break;
-            case 0x6e:
-              u = 10;
-              break;
-            case 0x72:
-              u = 13;
-              break;
-            case 0x74:
-              u = 9;
-              break;
-            case 0x75:
-              this.s = S.Hex;
-              this.hexLeft = 4;
-              this.hexVal = 0;
-              i++;
-              continue;
-            default:
-              return this.fail(i);
+          if (c === 0x75) {
+            this.s = S.Hex;
+            this.hexLeft = 4;
+            this.hexVal = 0;
+            i++;
+            break;
           }
+          const u = jsonEscape(c);
+          if (u < 0) return this.fail(i);
           this.s = S.Str;
           this.strUnit(u);
           i++;
           break;
         }
         case S.Hex: {
-          const d = c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x61 && c <= 0x66 ? c - 0x57 : c >= 0x41 && c <= 0x46 ? c - 0x37 : -1;
+          const d = hexDigit(c);
           if (d < 0) return this.fail(i);
           this.hexVal = this.hexVal * 16 + d;
           i++;

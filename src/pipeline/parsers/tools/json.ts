@@ -20,6 +20,12 @@ const enum J {
 
 class JsonToolParser extends JsonListParser {
   private j = J.Text;
+  protected readonly startChars = '{[';
+
+  protected inPlainText(): boolean {
+    return this.j === J.Text;
+  }
+
 
   protected run(): void {
     while (!this.passthrough) {
@@ -50,8 +56,9 @@ class JsonToolParser extends JsonListParser {
   }
 
   private begin(cand: number): void {
-    if (this.buf.charCodeAt(this.pos) === 0x7b) this.startObject(cand);
-    else this.startArray(cand);
+    this.setCand(cand);
+    if (this.buf.charCodeAt(this.pos) === 0x7b) this.startObject();
+    else this.startArray();
     this.j = J.List;
   }
 }

@@ -26,7 +26,12 @@ const enum A {
 
 class LlamaToolParser extends JsonListParser {
   private a = A.Begin;
-  private cand = 0;
+  protected readonly startChars = '<';
+
+  protected inPlainText(): boolean {
+    return this.a === A.Text;
+  }
+
 
   protected override argKeys = ['parameters', 'arguments'];
 
@@ -45,7 +50,8 @@ class LlamaToolParser extends JsonListParser {
             break;
           }
           if (this.buf.charCodeAt(this.pos) === 0x7b) {
-            this.startObject(0);
+            this.setCand(0);
+            this.startObject();
             this.a = A.List;
           } else {
             this.pos = 0;
@@ -54,7 +60,7 @@ class LlamaToolParser extends JsonListParser {
           break;
         case A.Text:
           if (this.scanText(STARTS, TAG.length) === null) return;
-          this.cand = this.pos;
+          this.setCand(this.pos);
           this.pos += TAG.length;
           this.a = A.Tagged;
           break;
@@ -63,16 +69,16 @@ class LlamaToolParser extends JsonListParser {
           if (!this.skipWs()) {
             if (!this.final) return;
             // A dangling `;` after the last call is a separator, not text.
-            if (this.a === A.Tagged) this.release(this.cand, this.buf.length);
+            if (this.a === A.Tagged) this.releaseCand(this.buf.length);
             this.pos = this.buf.length;
             this.a = A.Text;
             break;
           }
           if (this.buf.charCodeAt(this.pos) === 0x7b) {
-            this.startObject(this.cand);
+            this.startObject();
             this.a = A.List;
           } else {
-            this.release(this.cand, this.pos);
+            this.releaseCand(this.pos);
             this.a = A.Text;
           }
           break;
@@ -93,9 +99,9 @@ class LlamaToolParser extends JsonListParser {
             this.a = A.Text;
             break;
           }
-          this.cand = this.followWs;
+          this.setCand(this.followWs);
           if (f === 1) {
-            this.startObject(this.cand);
+            this.startObject();
             this.a = A.List;
           } else {
             this.pos += f === 0 ? 1 : TAG.length;

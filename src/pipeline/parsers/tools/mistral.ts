@@ -44,7 +44,12 @@ function endsName(c: number): boolean {
 
 class MistralToolParser extends JsonListParser {
   private m = M.Text;
-  private cand = 0;
+  protected readonly startChars = '[';
+
+  protected inPlainText(): boolean {
+    return this.m === M.Text;
+  }
+
   private nameStart = 0;
   private name = '';
   private args: JsonArgsReader | null = null;
@@ -54,23 +59,23 @@ class MistralToolParser extends JsonListParser {
       switch (this.m) {
         case M.Text:
           if (this.scanText(STARTS, MARKER.length) === null) return;
-          this.cand = this.pos;
+          this.setCand(this.pos);
           this.pos += MARKER.length;
           this.m = M.Open;
           break;
         case M.Open: {
           if (!this.skipWs()) {
             if (!this.final) return;
-            this.release(this.cand, this.buf.length);
+            this.releaseCand(this.buf.length);
             this.m = M.Text;
             break;
           }
           const c = this.buf.charCodeAt(this.pos);
           if (c === 0x5b) {
-            this.startArray(this.cand);
+            this.startArray();
             this.m = M.List;
           } else if (c === 0x7b) {
-            this.startObject(this.cand);
+            this.startObject();
             this.m = M.List;
           } else {
             this.nameStart = this.pos;
@@ -117,7 +122,7 @@ class MistralToolParser extends JsonListParser {
             this.m = M.Text;
             break;
           }
-          this.cand = this.followWs;
+          this.setCand(this.followWs);
           this.pos += MARKER.length;
           this.m = M.Open;
           break;
@@ -182,7 +187,7 @@ class MistralToolParser extends JsonListParser {
 
   /** Not a call: the marker and what was read stay text. */
   private reject(at: number): boolean {
-    this.release(this.cand, at);
+    this.releaseCand(at);
     this.m = M.Text;
     return true;
   }

@@ -13,7 +13,11 @@
  *
  * Calls, attributes, operators, sets, positional arguments and `**kwargs` are errors.
  */
-import { JsonStringWriter, truncatedNumber } from './compact-writer.js';
+import { truncatedNumber } from './compact-writer.js';
+import { PyStringReader } from './py-string.js';
+import { cutName, IDENT_LIMIT, isDigit, isIdentChar, isIdentStart, isWs, nameValue, pyNumber, STRING_PREFIXES } from './py-tokens.js';
+
+export { isIdentChar, isIdentStart } from './py-tokens.js';
 
 export const enum PyEv {
   More,
@@ -29,10 +33,7 @@ const enum P {
   Sign,
   Ident,
   IdentEnd,
-  Quote,
   Str,
-  Esc,
-  EscDigits,
   Num,
   After,
   DictColon,
@@ -44,73 +45,13 @@ const LIST = 2;
 const TUPLE = 3;
 const DICT = 4;
 
-const STRING_PREFIXES = new Set(['r', 'u', 'b', 'f', 'br', 'rb', 'fr', 'rf']);
-const IDENT_LIMIT = 256;
-
-function isWs(c: number): boolean {
-  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09 || c === 0x0c;
-}
-
-export function isIdentStart(c: number): boolean {
-  return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === 0x5f;
-}
-
-export function isIdentChar(c: number): boolean {
-  return isIdentStart(c) || (c >= 0x30 && c <= 0x39);
-}
-
-function isDigit(c: number): boolean {
-  return c >= 0x30 && c <= 0x39;
-}
-
-/** The JSON spelling of a bare Python name used as a value. */
-function nameValue(name: string): string {
-  switch (name) {
-    case 'True':
-    case 'true':
-      return 'true';
-    case 'False':
-    case 'false':
-      return 'false';
-    case 'None':
-    case 'null':
-      return 'null';
-    default:
-      return JSON.stringify(name);
-  }
-}
-
-/** A cut-off bare name: the literal it can only be the start of, else its string. */
-function cutName(name: string): string {
-  for (const lit of ['True', 'False', 'None', 'true', 'false', 'null']) if (lit.startsWith(name)) return nameValue(lit);
-  return JSON.stringify(name);
-}
-
-/** The JSON number a complete Python number token stands for, or null. */
-function pyNumber(token: string, negative: boolean): string | null {
-  const t = token.replace(/_/g, '');
-  if (token.startsWith('_') || token.endsWith('_') || token.includes('__')) return null;
-  let v: number;
-  if (/^0[xX][0-9a-fA-F]+$/.test(t)) v = parseInt(t.slice(2), 16);
-  else if (/^0[oO][0-7]+$/.test(t)) v = parseInt(t.slice(2), 8);
-  else if (/^0[bB][01]+$/.test(t)) v = parseInt(t.slice(2), 2);
-  else if (/^\d+$/.test(t)) {
-    // Decimal integers keep every digit (JSON has no size limit; a double would round them).
-    const digits = t.replace(/^0+(?=\d)/, '');
-    return negative && digits !== '0' ? '-' + digits : digits;
-  } else if (/^(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/.test(t)) v = Number(t);
-  else return null;
-  if (!Number.isFinite(v)) return null;
-  return JSON.stringify(negative ? -v : v);
-}
-
 export class PyScanner {
   pos: number;
   out = '';
   private s: P;
   private failed = false;
   private readonly stack: number[] = [];
-  private readonly writer = new JsonStringWriter();
+  private str: PyStringReader | null = null;
   private pendingComma = false;
   /** In a position where a container may close (just opened, or after a comma). */
   private canClose = false;
@@ -121,14 +62,6 @@ export class PyScanner {
   private ident = '';
   private negative = false;
   private num = '';
-  private quote = 0;
-  private quotes = 0;
-  private triple = false;
-  private raw = false;
-  private closeRun = 0;
-  private escKind = 0;
-  private escLeft = 0;
-  private escVal = 0;
 
   /** `kwargs`: read `name=value, …)` (just after a call's `(`) into an object; else one value. */
   constructor(pos: number, kwargs: boolean) {
@@ -168,7 +101,7 @@ export class PyScanner {
     if (this.failed) return PyEv.Error;
     if (this.stack.length === 0 && (this.s === P.Num || this.s === P.Ident || this.s === P.IdentEnd)) {
       if (!this.endScalar()) return PyEv.Error;
-    }
+    } else if (this.s === P.Str && (this.str as PyStringReader).endOfInput()) this.drainString();
     return this.s === P.Done ? PyEv.Done : PyEv.More;
   }
 
@@ -177,11 +110,8 @@ export class PyScanner {
     let tail = '';
     const comma = this.pendingComma ? ',' : '';
     switch (this.s) {
-      case P.Quote:
       case P.Str:
-      case P.Esc:
-      case P.EscDigits:
-        this.writer.drop();
+        (this.str as PyStringReader).cut();
         tail = this.asKey ? '":null' : '"';
         break;
       case P.Ident:
@@ -255,8 +185,7 @@ export class PyScanner {
           return 1;
         }
         if ((c === 0x27 || c === 0x22) && STRING_PREFIXES.has(this.ident.toLowerCase())) {
-          this.raw = this.ident.toLowerCase().includes('r');
-          this.beginString(c);
+          this.beginString(c, this.ident.toLowerCase().includes('r'));
           return 1;
         }
         this.s = P.IdentEnd;
@@ -265,26 +194,8 @@ export class PyScanner {
         if (isWs(c)) return 1;
         if (c === 0x28 || c === 0x2e || c === 0x5b) return -1;
         return this.endScalar() ? 0 : -1;
-      case P.Quote:
-        if (c === this.quote) {
-          if (++this.quotes === 3) {
-            this.triple = true;
-            this.s = P.Str;
-          }
-          return 1;
-        }
-        if (this.quotes === 2) {
-          this.endString();
-          return 0;
-        }
-        this.s = P.Str;
-        return 0;
       case P.Str:
         return this.strChar(c, buf, i);
-      case P.Esc:
-        return this.escChar(c);
-      case P.EscDigits:
-        return this.escDigit(c);
       case P.Num:
         if (isIdentChar(c) || c === 0x2e || ((c === 0x2b || c === 0x2d) && /[eE]$/.test(this.num) && !/^0[xX]/.test(this.num))) {
           this.num += buf[i];
@@ -319,8 +230,7 @@ export class PyScanner {
     }
     this.canClose = false;
     if (c === 0x27 || c === 0x22) {
-      this.raw = false;
-      this.beginString(c);
+      this.beginString(c, false);
       return 1;
     }
     if (isIdentStart(c)) {
@@ -352,103 +262,28 @@ export class PyScanner {
     return -1;
   }
 
-  private beginString(q: number): void {
-    this.quote = q;
-    this.quotes = 1;
-    this.triple = false;
-    this.closeRun = 0;
+  private beginString(q: number, raw: boolean): void {
+    this.str = new PyStringReader(q, raw);
     this.write('"');
-    this.s = P.Quote;
+    this.s = P.Str;
   }
 
   private strChar(c: number, buf: string, i: number): number {
-    if (c === this.quote) {
-      if (!this.triple) {
-        this.endString();
-        return 1;
-      }
-      if (++this.closeRun === 3) this.endString();
-      return 1;
-    }
-    if (this.closeRun > 0) {
-      // Quotes that did not reach three are content.
-      this.emit(String.fromCharCode(this.quote).repeat(this.closeRun));
-      this.closeRun = 0;
-    }
-    if (c === 0x5c) {
-      this.s = P.Esc;
-      return 1;
-    }
-    // A run of plain characters at once.
-    let k = i;
-    while (k < buf.length) {
-      const ck = buf.charCodeAt(k);
-      if (ck === this.quote || ck === 0x5c) break;
-      k++;
-    }
-    this.emit(buf.slice(i, k));
-    return k - i;
+    const str = this.str as PyStringReader;
+    const used = str.char(c, buf, i);
+    this.drainString();
+    return used;
   }
 
-  private escChar(c: number): number {
-    this.s = P.Str;
-    if (this.raw) {
-      this.emit('\\' + String.fromCharCode(c));
-      return 1;
+  private drainString(): void {
+    const str = this.str as PyStringReader;
+    this.out += str.out;
+    str.out = '';
+    if (str.done) {
+      this.out += '"';
+      this.str = null;
+      this.afterValue();
     }
-    const simple: Record<number, string> = { 0x5c: '\\', 0x27: "'", 0x22: '"', 0x61: '\x07', 0x62: '\b', 0x66: '\f', 0x6e: '\n', 0x72: '\r', 0x74: '\t', 0x76: '\v', 0x0a: '' };
-    const s = simple[c];
-    if (s !== undefined) {
-      this.emit(s);
-      return 1;
-    }
-    if (c >= 0x30 && c <= 0x37) {
-      this.escKind = 8;
-      this.escLeft = 3;
-      this.escVal = 0;
-      this.s = P.EscDigits;
-      return 0;
-    }
-    const hexLen = c === 0x78 ? 2 : c === 0x75 ? 4 : c === 0x55 ? 8 : 0;
-    if (hexLen > 0) {
-      this.escKind = 16;
-      this.escLeft = hexLen;
-      this.escVal = 0;
-      this.s = P.EscDigits;
-      return 1;
-    }
-    this.emit('\\' + String.fromCharCode(c));
-    return 1;
-  }
-
-  private escDigit(c: number): number {
-    const d = isDigit(c) ? c - 0x30 : c >= 0x61 && c <= 0x66 ? c - 0x57 : c >= 0x41 && c <= 0x46 ? c - 0x37 : 99;
-    if (d < this.escKind) {
-      this.escVal = this.escVal * this.escKind + d;
-      if (--this.escLeft > 0) return 1;
-      this.endEscape();
-      return 1;
-    }
-    // Octal escapes may be shorter than three digits; hex escapes may not.
-    if (this.escKind === 16) return -1;
-    this.endEscape();
-    return 0;
-  }
-
-  private endEscape(): void {
-    this.s = P.Str;
-    if (this.escVal > 0x10ffff) this.escVal = 0xfffd;
-    this.emit(String.fromCodePoint(this.escVal));
-  }
-
-  private emit(s: string): void {
-    if (s.length === 0) return;
-    this.out += this.writer.write(s);
-  }
-
-  private endString(): void {
-    this.out += this.writer.end() + '"';
-    this.afterValue();
   }
 
   /** A name or number value ends; returns false if it is not valid. */

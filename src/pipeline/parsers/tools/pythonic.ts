@@ -7,6 +7,7 @@
  * when it opens with `NAME(` for a declared NAME. Values are Python literals (py-literal.ts). A
  * later element naming an undeclared tool is released as text in its place.
  */
+import { isJsonWs } from './char-class.js';
 import { PyEv, PyScanner, isIdentChar, isIdentStart } from './py-literal.js';
 import { FOLLOW_END, FOLLOW_TEXT, FOLLOW_WAIT, ToolStreamParser, toolParserSpec } from './stream-base.js';
 import type { ToolSchema } from './types.js';
@@ -40,11 +41,15 @@ const enum HeadResult {
 
 class PythonicToolParser extends ToolStreamParser {
   private y = Y.Text;
-  private cand = 0;
+  protected readonly startChars = '[<';
+
+  protected inPlainText(): boolean {
+    return this.y === Y.Text;
+  }
+
   /** Where text scanning resumes if the candidate is rejected (just after its `[` or marker). */
   private resume = 0;
   private first = true;
-  private elemStart = 0;
   private headName = '';
   private sc: PyScanner | null = null;
   private tool = -1;
@@ -107,22 +112,24 @@ class PythonicToolParser extends ToolStreamParser {
           sc.out = '';
           if (ev === PyEv.Done) {
             this.pos = sc.pos;
-            if (!args) this.release(this.elemStart, sc.pos);
+            if (!args) this.releaseCand(sc.pos);
             this.y = Y.Sep;
           } else if (ev === PyEv.Error) {
+            // A broken element: a call ends with what it had; a skipped one is text up to the break.
             if (args) this.out.args(this.tool, sc.close());
-            this.pos = args ? sc.pos : this.elemStart;
+            else this.releaseCand(sc.pos);
+            this.pos = sc.pos;
             this.y = Y.Text;
           } else if (this.final) {
             if (args) this.out.args(this.tool, sc.close());
-            else this.release(this.elemStart, this.buf.length);
+            else this.releaseCand(this.buf.length);
             this.pos = this.buf.length;
             this.y = Y.Text;
           } else {
             if (args) {
               this.pos = sc.pos;
               sc.rebase(this.dropConsumed());
-            }
+            } else sc.rebase(this.holdCand(sc.pos));
             return;
           }
           break;
@@ -167,7 +174,7 @@ class PythonicToolParser extends ToolStreamParser {
 
   /** A candidate list begins at `pos` (its text, whitespace before it included, from `cand`). */
   private begin(cand: number, marker: string): void {
-    this.cand = cand;
+    this.setCand(cand);
     this.pos += marker.length;
     this.resume = this.pos;
     this.first = true;
@@ -178,7 +185,7 @@ class PythonicToolParser extends ToolStreamParser {
   private readHead(): HeadResult {
     const buf = this.buf;
     let i = this.pos;
-    while (i < buf.length && isWsChar(buf.charCodeAt(i))) i++;
+    while (i < buf.length && isJsonWs(buf.charCodeAt(i))) i++;
     if (i === buf.length) return this.final ? HeadResult.No : HeadResult.Wait;
     if (!this.first && buf.charCodeAt(i) === 0x5d) {
       // A trailing comma before `]`.
@@ -193,27 +200,23 @@ class PythonicToolParser extends ToolStreamParser {
     while (i < buf.length && isIdentChar(buf.charCodeAt(i)) && i - nameStart < NAME_LIMIT) i++;
     if (i - nameStart >= NAME_LIMIT) return HeadResult.No;
     const nameEnd = i;
-    while (i < buf.length && isWsChar(buf.charCodeAt(i))) i++;
+    while (i < buf.length && isJsonWs(buf.charCodeAt(i))) i++;
     if (i === buf.length) return this.final ? HeadResult.No : HeadResult.Wait;
     if (buf.charCodeAt(i) !== 0x28) {
       this.pos = nameStart;
       return HeadResult.No;
     }
     this.headName = buf.slice(nameStart, nameEnd);
-    this.elemStart = nameStart;
+    if (!this.first) this.setCand(nameStart);
     this.pos = i + 1;
     return HeadResult.Yes;
   }
 
   /** The candidate is not a call list: its opening stays text; scanning resumes after it. */
   private reject(): void {
-    this.release(this.cand, this.resume);
+    this.releaseCand(this.resume);
     this.y = Y.Text;
   }
-}
-
-function isWsChar(c: number): boolean {
-  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 }
 
 export const pythonicToolParser = toolParserSpec('pythonic', (tools: readonly ToolSchema[]) => new PythonicToolParser(tools));

@@ -39,7 +39,12 @@ const enum X {
 
 class QwenXmlParser extends ToolStreamParser {
   private x = X.Text;
-  private cand = 0;
+  protected readonly startChars = '<';
+
+  protected inPlainText(): boolean {
+    return this.x === X.Text;
+  }
+
   private tool = -1;
   private schema: ToolSchema | undefined;
   private params = 0;
@@ -52,7 +57,7 @@ class QwenXmlParser extends ToolStreamParser {
         case X.Text: {
           const m = this.scanText(STARTS, OPEN.length);
           if (m === null) return;
-          this.cand = this.pos;
+          this.setCand(this.pos);
           if (m === OPEN) {
             this.pos += OPEN.length;
             this.x = X.Open;
@@ -66,7 +71,7 @@ class QwenXmlParser extends ToolStreamParser {
               this.pos = at;
               return;
             }
-            this.release(this.cand, this.buf.length);
+            this.releaseCand(this.buf.length);
             this.x = X.Text;
             break;
           }
@@ -146,7 +151,7 @@ class QwenXmlParser extends ToolStreamParser {
             this.x = X.After;
             break;
           }
-          this.cand = this.followWs;
+          this.setCand(this.followWs);
           if (STARTS[f] === OPEN) {
             this.pos += OPEN.length;
             this.x = X.Open;
@@ -190,7 +195,7 @@ class QwenXmlParser extends ToolStreamParser {
 
   /** Not a call: the markers up to `resume` stay text; scanning resumes there. */
   private reject(resume: number): void {
-    this.release(this.cand, resume);
+    this.releaseCand(resume);
     this.x = X.Text;
   }
 }

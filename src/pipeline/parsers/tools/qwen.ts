@@ -25,7 +25,12 @@ const enum Q {
 
 class QwenParser extends ToolStreamParser {
   private q = Q.Text;
-  private cand = 0;
+  protected readonly startChars = '<';
+
+  protected inPlainText(): boolean {
+    return this.q === Q.Text;
+  }
+
   private reader: JsonCallReader | null = null;
 
   protected run(): void {
@@ -33,19 +38,19 @@ class QwenParser extends ToolStreamParser {
       switch (this.q) {
         case Q.Text:
           if (this.scanText(START, OPEN.length) === null) return;
-          this.cand = this.pos;
+          this.setCand(this.pos);
           this.pos += OPEN.length;
           this.q = Q.Open;
           break;
         case Q.Open:
           if (!this.skipWs()) {
             if (!this.final) return;
-            this.release(this.cand, this.buf.length);
+            this.releaseCand(this.buf.length);
             this.q = Q.Text;
             break;
           }
           if (this.buf.charCodeAt(this.pos) !== 0x7b) {
-            this.release(this.cand, this.pos);
+            this.releaseCand(this.pos);
             this.q = Q.Text;
             break;
           }
@@ -53,7 +58,7 @@ class QwenParser extends ToolStreamParser {
           this.q = Q.Call;
           break;
         case Q.Call: {
-          const next = this.stepCall(this.reader as JsonCallReader, this.cand);
+          const next = this.stepCall(this.reader as JsonCallReader);
           if (next === Next.Wait) return;
           this.q = next === Next.Done ? Q.Close : Q.Text;
           break;
@@ -72,7 +77,7 @@ class QwenParser extends ToolStreamParser {
             this.pos += CLOSE.length;
             this.q = Q.After;
           } else {
-            this.cand = this.followWs;
+            this.setCand(this.followWs);
             this.pos += OPEN.length;
             this.q = Q.Open;
           }

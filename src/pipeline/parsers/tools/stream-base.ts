@@ -6,7 +6,7 @@
  * agree by construction for any split whose decisions do not depend on where deltas end — which is
  * what every state below is written to guarantee, and what the tests check split by split.
  *
- * Shared rules (request-pipeline §11.3, decisions documented in the report):
+ * Shared rules (request-pipeline §11.3 leaves them open; these keep both paths equal):
  * - text before a call is emitted as soon as it cannot begin a start marker;
  * - a call is committed (`tool_start`) once its name is complete and declared; before that, a
  *   candidate that turns out not to be a call is released verbatim as text;
@@ -19,7 +19,9 @@
  */
 import type { ParsedItem, StreamingParser } from '../types.js';
 import { PARSER_BUFFER_LIMIT } from '../types.js';
+import { isJsonWs as isWs } from './char-class.js';
 import { type CallContext, JsonCallReader, Step } from './json-call.js';
+import { MarkerFinder } from './marker-finder.js';
 import { ItemSink } from './sink.js';
 import type { ToolParserSpec, ToolSchema } from './types.js';
 
@@ -28,10 +30,6 @@ export const enum Match {
   Yes,
   No,
   Partial,
-}
-
-export function isWs(c: number): boolean {
-  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 }
 
 /** Whether `lit` occurs at `at` in `buf` (Partial when `buf` ends inside a prefix of it). */
@@ -55,20 +53,6 @@ export function partialMarkerStart(buf: string, from: number, markers: readonly 
     }
   }
   return n;
-}
-
-/** The earliest occurrence of any marker at or after `from`: its index (or -1) and which one. */
-export function earliestMarker(buf: string, from: number, markers: readonly string[]): [number, string] {
-  let at = -1;
-  let which = '';
-  for (const m of markers) {
-    const i = buf.indexOf(m, from);
-    if (i !== -1 && (at === -1 || i < at || (i === at && m.length > which.length))) {
-      at = i;
-      which = m;
-    }
-  }
-  return [at, which];
 }
 
 /** What the state machine does after a call-reading step. */
@@ -101,6 +85,11 @@ export abstract class ToolStreamParser implements StreamingParser {
   protected readonly ctx: CallContext;
   /** Where the whitespace skipped by the last `follow` began (a candidate that fails releases it too). */
   protected followWs = 0;
+  private finder: MarkerFinder | null = null;
+  /** Where the current candidate starts in `buf` (what came before it was emitted or dropped). */
+  protected cand = 0;
+  /** The part of the candidate already moved out of `buf` (see holdCand). */
+  private candHead = '';
   /** Set once the buffer limit was hit: everything after is text. */
   protected passthrough = false;
 
@@ -113,6 +102,10 @@ export abstract class ToolStreamParser implements StreamingParser {
 
   push(delta: string): ParsedItem[] {
     if (this.passthrough) return delta.length > 0 ? [{ kind: 'text', text: delta }] : [];
+    // The per-token fast path: plain text with nothing held and no character that can open a marker.
+    if (this.buf.length === 0 && this.inPlainText() && !hasAnyChar(delta, this.startChars)) {
+      return delta.length > 0 ? [{ kind: 'text', text: delta }] : [];
+    }
     this.buf += delta;
     this.run();
     return this.out.take();
@@ -129,6 +122,12 @@ export abstract class ToolStreamParser implements StreamingParser {
   /** Runs the state machine until it needs more text (or, when `final`, to the end). */
   protected abstract run(): void;
 
+  /** The first characters of the start markers (a delta without any of them cannot open a call). */
+  protected abstract readonly startChars: string;
+
+  /** Whether the machine is in its plain-text state (where `startChars` is all that matters). */
+  protected abstract inPlainText(): boolean;
+
   protected declared(name: string): boolean {
     return this.names.has(name);
   }
@@ -143,7 +142,8 @@ export abstract class ToolStreamParser implements StreamingParser {
    * returns null. Drops the emitted text from the buffer.
    */
   protected scanText(markers: readonly string[], maxLen: number): string | null {
-    const [at, which] = earliestMarker(this.buf, this.pos, markers);
+    if (this.finder === null || this.finder.markers !== markers) this.finder = new MarkerFinder(markers);
+    const [at, which] = this.finder.find(this.buf, this.pos);
     if (at !== -1) {
       this.out.text(this.buf.slice(this.pos, at));
       this.pos = at;
@@ -182,19 +182,19 @@ export abstract class ToolStreamParser implements StreamingParser {
   }
 
   /**
-   * One step of a JSON call object read by `r`, whose candidate text (marker included) starts at
-   * `candStart`: handles the buffer limit, the end of the stream, and releasing a rejected
-   * candidate, so the format's machine only decides what comes after.
+   * One step of a JSON call object read by `r` for the current candidate (`cand`): handles the
+   * buffer limit, the end of the stream, and releasing a rejected candidate, so the format's
+   * machine only decides what comes after.
    */
-  protected stepCall(r: JsonCallReader, candStart: number, releaseRejected = true): Next {
-    const end = r.committed ? this.buf.length : this.candidateEnd(candStart);
+  protected stepCall(r: JsonCallReader, releaseRejected = true): Next {
+    const end = r.committed ? this.buf.length : this.candidateEnd();
     const s = r.step(this.buf, end);
     switch (s) {
       case Step.Done:
         this.pos = r.pos;
         return Next.Done;
       case Step.Reject:
-        if (releaseRejected) this.release(candStart, r.pos);
+        if (releaseRejected) this.releaseCand(r.pos);
         return Next.Text;
       case Step.Broken:
         this.pos = r.pos;
@@ -208,19 +208,19 @@ export abstract class ToolStreamParser implements StreamingParser {
         this.pos = this.buf.length;
         return Next.Done;
       }
-      const n = r.pos;
-      this.pos = n;
+      this.pos = r.pos;
       r.rebase(this.dropConsumed());
       return Next.Wait;
     }
-    if (end - candStart >= PARSER_BUFFER_LIMIT) {
-      this.giveUp(candStart);
+    if (this.candLength(end) >= PARSER_BUFFER_LIMIT) {
+      this.giveUp();
       return Next.Wait;
     }
     if (this.final) {
-      this.release(candStart, this.buf.length);
+      this.releaseCand(this.buf.length);
       return Next.Text;
     }
+    r.rebase(this.holdCand(r.pos));
     return Next.Wait;
   }
 
@@ -230,9 +230,11 @@ export abstract class ToolStreamParser implements StreamingParser {
    * more text is needed to tell.
    */
   protected findWithin(lit: string, limit: number): number {
-    const i = this.buf.indexOf(lit, this.pos);
-    if (i !== -1 && i - this.pos <= limit) return i;
-    if (i !== -1 || this.final || this.buf.length - this.pos >= limit + lit.length) return FIND_NO;
+    // Only the window that can hold it is searched, so a miss costs O(limit), not O(buffer).
+    const window = this.buf.slice(this.pos, this.pos + limit + lit.length);
+    const i = window.indexOf(lit);
+    if (i !== -1) return this.pos + i;
+    if (this.final || window.length === limit + lit.length) return FIND_NO;
     return FIND_WAIT;
   }
 
@@ -251,10 +253,36 @@ export abstract class ToolStreamParser implements StreamingParser {
     return m === Match.Partial && this.final ? Match.No : m;
   }
 
-  /** Emits `buf[from, to)` as text and moves `pos` to `to`. */
-  protected release(from: number, to: number): void {
-    this.out.text(this.buf.slice(from, to));
+  /** A candidate (a possible call, marker and leading whitespace included) starts at `at`. */
+  protected setCand(at: number): void {
+    this.cand = at;
+    this.candHead = '';
+  }
+
+  /** The candidate is not a call: its text up to `to` is emitted as is, and `pos` moves to `to`. */
+  protected releaseCand(to: number): void {
+    this.out.text(this.candHead + this.buf.slice(this.cand, to));
+    this.candHead = '';
+    this.cand = to;
     this.pos = to;
+  }
+
+  /**
+   * Moves the already-read part of an undecided candidate (up to `readTo`) out of `buf`, so a
+   * long candidate is not copied again on every delta (appending to a long string and reading it
+   * flattens it each time). Returns how far buffer indices moved (for the reader's `rebase`).
+   */
+  protected holdCand(readTo: number): number {
+    this.candHead += this.buf.slice(this.cand, readTo);
+    this.pos = readTo;
+    const n = this.dropConsumed();
+    this.cand = 0;
+    return n;
+  }
+
+  /** How long the candidate is up to `to`. */
+  protected candLength(to: number): number {
+    return this.candHead.length + to - this.cand;
   }
 
   /** Forgets the buffer before `pos` (call only when nothing before `pos` is needed again). */
@@ -263,21 +291,29 @@ export abstract class ToolStreamParser implements StreamingParser {
     if (n === 0) return 0;
     this.buf = n === this.buf.length ? '' : this.buf.slice(n);
     this.pos = 0;
+    this.finder?.shift(n);
     return n;
   }
 
-  /** The limit is hit: everything from `start` on is text, now and for the rest of the stream. */
-  protected giveUp(start: number): void {
-    this.out.text(this.buf.slice(start));
+  /** The limit is hit: the candidate and everything after it is text, now and for the rest of the stream. */
+  protected giveUp(): void {
+    this.out.text(this.candHead + this.buf.slice(this.cand));
+    this.candHead = '';
     this.buf = '';
+    this.finder?.reset();
     this.pos = 0;
     this.passthrough = true;
   }
 
-  /** Scan end for an undecided candidate starting at `start` (so the limit falls at a fixed text position). */
-  protected candidateEnd(start: number): number {
-    return Math.min(this.buf.length, start + PARSER_BUFFER_LIMIT);
+  /** Where reading an undecided candidate must stop, so the limit falls at a fixed text position. */
+  protected candidateEnd(): number {
+    return Math.min(this.buf.length, this.cand + PARSER_BUFFER_LIMIT - this.candHead.length);
   }
+}
+
+function hasAnyChar(s: string, chars: string): boolean {
+  for (let k = 0; k < chars.length; k++) if (s.indexOf(chars[k]) !== -1) return true;
+  return false;
 }
 
 /** A registry entry whose non-streaming parse is the streaming machine fed the whole text. */

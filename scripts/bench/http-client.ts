@@ -1,21 +1,23 @@
 /**
- * The HTTP side: streaming chat completions over node:http with a keep-alive agent and a minimal
- * SSE scanner. Deliberately lighter than fetch/openai (no WHATWG streams, no JSON.parse per
- * chunk) because the client shares two cores with the gateway and the engine.
+ * The HTTP side (gateway and http-ceiling targets): streaming chat completions over node:http with
+ * a keep-alive agent and a minimal SSE scanner. Deliberately lighter than fetch/openai (no WHATWG
+ * streams, no JSON.parse per chunk) because the client shares two cores with the gateway and the
+ * engine.
  *
- * A frame whose payload contains `"content":` is a token event (the role chunk only has
- * `"reasoning_content":null`, and text inside a JSON string has its quotes escaped). The usage
- * chunk is parsed for completion_tokens; an `"error"` frame fails the request.
+ * A frame carrying `content":"` is a token event (isTokenFrame: `"content"` or
+ * `"reasoning_content"` with a string value). The usage chunk is parsed for completion_tokens; an
+ * `"error"` frame fails the request.
  */
 import http from 'node:http';
 import { ArrivalTracker } from './arrivals.js';
 import type { RequestFn, RequestResult } from './phase.js';
+import { isTokenFrame } from './sse-frames.js';
 
-export interface GatewayTarget {
+export interface HttpTarget {
   host: string;
   port: number;
-  /** Serialized request body (same for every request). */
-  body: Buffer;
+  /** Serialized request body: the same for every request, or one per request number. */
+  body: Buffer | ((seq: number) => Buffer);
   timeoutMs: number;
 }
 
@@ -23,17 +25,22 @@ export function createAgent(): http.Agent {
   return new http.Agent({ keepAlive: true, maxSockets: Infinity, maxFreeSockets: 4096, scheduling: 'fifo' });
 }
 
-export function gatewayRequestFn(t: GatewayTarget, agent: http.Agent): RequestFn {
-  const headers = {
+export function httpRequestFn(t: HttpTarget, agent: http.Agent): RequestFn {
+  const fixed = typeof t.body === 'function' ? null : t.body;
+  const bodyFor = typeof t.body === 'function' ? t.body : () => fixed!;
+  const headersFor = (body: Buffer) => ({
     'content-type': 'application/json',
-    'content-length': String(t.body.length),
+    'content-length': String(body.length),
     accept: 'text/event-stream',
-  };
-  return (_seq, rec) =>
+  });
+  const fixedHeaders = fixed ? headersFor(fixed) : null;
+  return (seq, rec) =>
     new Promise<RequestResult>((resolve) => {
+      const body = bodyFor(seq);
+      const headers = fixedHeaders ?? headersFor(body);
       const start = performance.now();
       let first = -1;
-      const itl = new ArrivalTracker(rec.gaps);
+      const itl = new ArrivalTracker(rec);
       let events = 0;
       let usageTokens = -1;
       let done = false;
@@ -72,7 +79,7 @@ export function gatewayRequestFn(t: GatewayTarget, agent: http.Agent): RequestFn
                 done = true;
                 continue;
               }
-              if (frame.includes('"content":')) {
+              if (isTokenFrame(frame)) {
                 if (first < 0) first = now;
                 itl.add(now, 1);
                 events += 1;
@@ -103,7 +110,7 @@ export function gatewayRequestFn(t: GatewayTarget, agent: http.Agent): RequestFn
         req.destroy(new Error(`request timed out after ${t.timeoutMs} ms`));
       }, t.timeoutMs);
       req.on('error', (err) => finish({ ok: false, tokens: 0, error: `request: ${err.message}` }));
-      req.end(t.body);
+      req.end(body);
     });
 }
 

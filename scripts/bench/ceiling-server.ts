@@ -1,0 +1,155 @@
+/**
+ * The http-ceiling target: a bare node:http server, in its own process like the gateway, that
+ * answers POST /v1/chat/completions with the SSE frames the gateway sends for the same request
+ * (sse-frames.ts), one `res.write` per frame, as fast as it can. Nothing else: no engine, no
+ * template, no tokenizer, no detokenizer. Its tokens/s is what the gateway could reach if all of
+ * its own work cost nothing.
+ *
+ * --mode step (the bench's default): each event-loop turn (setImmediate) writes the next token frame
+ * of every stream, so concurrent streams interleave frame by frame, as for a gateway fed one token
+ * per engine step; with --step-ms S a step runs every S ms (a paced engine, for the long-prompt
+ * scenario). --mode burst: each response's frames go out back to back as soon as its request is
+ * read, one res.write per frame, until the socket pushes back ('drain' resumes it).
+ *
+ *   node [--import loop-probe.mjs] --import tsx/esm ceiling-server.ts --port P --frames FILE
+ *        [--step-ms S] [--mode step|burst]
+ *
+ * FILE is JSON `SseFrames`. Prints `ceiling listening on <port>` once bound.
+ */
+import http from 'node:http';
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { withCompletionTokens, type SseFrames } from './sse-frames.js';
+
+const { values } = parseArgs({
+  options: { port: { type: 'string' }, frames: { type: 'string' }, 'step-ms': { type: 'string' }, mode: { type: 'string' } },
+  strict: true,
+});
+if (!values.port || !values.frames) {
+  process.stderr.write('usage: ceiling-server.ts --port P --frames FILE\n');
+  process.exit(2);
+}
+const frames = JSON.parse(readFileSync(values.frames, 'utf8')) as SseFrames;
+const tokenFrames = frames.tokens;
+const stepMs = Number(values['step-ms'] ?? 0);
+const mode = values.mode ?? 'burst';
+if (mode !== 'step' && mode !== 'burst') throw new Error(`--mode: step or burst, got '${mode}'`);
+const framesPerStep = mode === 'burst' ? Infinity : 1;
+
+/** Tail frames with the usage counts of an N-token response (only a few distinct N per run). */
+const tails = new Map<number, string[]>();
+function tailFor(n: number): string[] {
+  let t = tails.get(n);
+  if (!t) {
+    t = frames.tail.map((f) => (f.includes('"usage":') ? withCompletionTokens(f, n) : f));
+    tails.set(n, t);
+  }
+  return t;
+}
+
+interface Stream {
+  res: http.ServerResponse;
+  /** Tokens to send. */
+  n: number;
+  /** Token frames sent so far. */
+  sent: number;
+  paused: boolean;
+  done: boolean;
+}
+
+const active: Stream[] = [];
+let scheduled = false;
+
+function schedule(): void {
+  if (scheduled) return;
+  scheduled = true;
+  if (stepMs > 0) setTimeout(step, stepMs);
+  else setImmediate(step);
+}
+
+/**
+ * One write per frame: up to `framesPerStep` token frames (all of them in burst mode, until the
+ * socket pushes back); the role frame goes with the first token, the tail with the last.
+ */
+function advance(s: Stream): void {
+  const res = s.res;
+  if (s.sent === 0) for (const f of frames.head) res.write(f);
+  let ok = true;
+  for (let k = 0; k < framesPerStep && ok && s.sent < s.n; k++) {
+    ok = res.write(tokenFrames[s.sent % tokenFrames.length]);
+    s.sent += 1;
+  }
+  if (s.sent >= s.n) {
+    for (const f of tailFor(s.n)) res.write(f);
+    res.end();
+    s.done = true;
+  } else if (!ok) {
+    s.paused = true;
+    res.once('drain', () => {
+      s.paused = false;
+      schedule();
+    });
+  }
+}
+
+function step(): void {
+  scheduled = false;
+  let kept = 0;
+  let runnable = false;
+  for (let i = 0; i < active.length; i++) {
+    const s = active[i];
+    if (!s.done && !s.paused) advance(s);
+    if (s.done) continue;
+    active[kept++] = s;
+    if (!s.paused) runnable = true;
+  }
+  active.length = kept;
+  if (runnable) schedule();
+}
+
+function start(res: http.ServerResponse, maxTokens: number): void {
+  res.writeHead(200, frames.headers);
+  const s: Stream = { res, n: maxTokens, sent: 0, paused: false, done: false };
+  res.once('close', () => {
+    s.done = true; // client went away (or we ended): drop it on the next step
+  });
+  active.push(s);
+  schedule();
+}
+
+const server = http.createServer((req, res) => {
+  if (req.method === 'GET' && req.url === '/readiness') {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end('{"status":"ready"}');
+    return;
+  }
+  if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
+    res.writeHead(404);
+    res.end();
+    return;
+  }
+  const parts: Buffer[] = [];
+  req.on('data', (d: Buffer) => parts.push(d));
+  req.on('end', () => {
+    let maxTokens: number;
+    try {
+      const body = JSON.parse(Buffer.concat(parts).toString('utf8')) as { max_tokens?: unknown };
+      maxTokens = typeof body.max_tokens === 'number' && body.max_tokens >= 1 ? Math.floor(body.max_tokens) : 16;
+    } catch {
+      res.writeHead(400, { 'content-type': 'application/json' });
+      res.end('{"error":{"message":"invalid JSON body"}}');
+      return;
+    }
+    start(res, maxTokens);
+  });
+});
+server.keepAliveTimeout = 60_000;
+server.headersTimeout = 65_000;
+server.listen(Number(values.port), '127.0.0.1', () => {
+  process.stderr.write(`ceiling listening on ${values.port}\n`);
+});
+process.on('SIGTERM', () => {
+  server.close();
+  server.closeAllConnections();
+  process.exit(0);
+});

@@ -1,0 +1,107 @@
+/**
+ * Event-loop figures of the serving process over one phase: delay percentiles
+ * (monitorEventLoopDelay) and busy time (eventLoopUtilization). A child process is asked through
+ * the loop-probe.mjs preload (SIGUSR2 → one stderr line); the bench process (the direct target's
+ * in-process engine client) is watched in-process the same way.
+ */
+import { fileURLToPath } from 'node:url';
+import { monitorEventLoopDelay, performance, type IntervalHistogram } from 'node:perf_hooks';
+import type { Child } from './procs.js';
+
+export const LOOP_PROBE_FILE = fileURLToPath(new URL('./loop-probe.mjs', import.meta.url));
+export const LOOP_PROBE_MARK = '@@smg-bench-loop ';
+/** Must match loop-probe.mjs. */
+const RESOLUTION_MS = 1;
+
+export interface LoopStats {
+  windowMs: number;
+  samples: number;
+  /** How late the loop ran its timer (ms); null when no sample was taken. */
+  delayP50Ms: number | null;
+  delayP99Ms: number | null;
+  delayMaxMs: number | null;
+  /** Milliseconds the main thread spent running callbacks in the window. */
+  busyMs: number;
+  utilization: number;
+}
+
+/** Starts a window with `reset()`; `read()` ends it and returns what happened in it. */
+export interface LoopProbe {
+  reset(): Promise<void>;
+  read(): Promise<LoopStats | null>;
+}
+
+/** Through the preload in a child: each SIGUSR2 answers with the window since the previous one. */
+export class ChildLoopProbe implements LoopProbe {
+  private waiting: ((s: LoopStats) => void)[] = [];
+  private broken = false;
+
+  constructor(private readonly child: Child) {
+    child.onLine((line) => {
+      if (!line.startsWith(LOOP_PROBE_MARK)) return false;
+      const next = this.waiting.shift();
+      if (next) next(JSON.parse(line.slice(LOOP_PROBE_MARK.length)) as LoopStats);
+      return true;
+    });
+  }
+
+  async reset(): Promise<void> {
+    await this.ask();
+  }
+
+  read(): Promise<LoopStats | null> {
+    return this.ask();
+  }
+
+  private async ask(): Promise<LoopStats | null> {
+    if (this.broken || !this.child.running) return null;
+    const answer = new Promise<LoopStats>((resolve) => this.waiting.push(resolve));
+    this.child.child.kill('SIGUSR2');
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), 10_000)));
+    const got = await Promise.race([answer, timeout]);
+    clearTimeout(timer);
+    if (got === null) {
+      // No preload answering (or the process is stuck): stop asking, report '-' from here on.
+      this.broken = true;
+      this.waiting = [];
+    }
+    return got;
+  }
+}
+
+/** The bench process itself (the direct target serves from here). */
+export class SelfLoopProbe implements LoopProbe {
+  private readonly hist: IntervalHistogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
+  private elu = performance.eventLoopUtilization();
+  private start = performance.now();
+
+  constructor() {
+    this.hist.enable();
+  }
+
+  async reset(): Promise<void> {
+    this.hist.reset();
+    this.elu = performance.eventLoopUtilization();
+    this.start = performance.now();
+  }
+
+  async read(): Promise<LoopStats> {
+    const d = performance.eventLoopUtilization(this.elu);
+    const h = this.hist;
+    const late = (ns: number) => Math.max(0, ns / 1e6 - RESOLUTION_MS);
+    return {
+      windowMs: performance.now() - this.start,
+      samples: h.count,
+      delayP50Ms: h.count > 0 ? late(h.percentile(50)) : null,
+      delayP99Ms: h.count > 0 ? late(h.percentile(99)) : null,
+      delayMaxMs: h.count > 0 ? late(h.max) : null,
+      busyMs: d.active,
+      utilization: d.utilization,
+    };
+  }
+
+  close(): void {
+    this.hist.disable();
+  }
+}

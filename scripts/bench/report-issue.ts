@@ -1,0 +1,44 @@
+/** The final table: every figure of issue 17, gateway vs http-ceiling vs direct, ratio, goal. */
+import { TARGET_LABEL, type Target } from './args.js';
+import { meetsGoal, type Figure } from './figures.js';
+import { fmtNum } from './stats.js';
+import { table } from './report.js';
+
+function fmt(v: number | undefined, unit: string): string {
+  if (v === undefined || !Number.isFinite(v)) return '-';
+  if (unit === '×') return `${v.toFixed(2)}×`;
+  if (unit === 'tok/s') return fmtNum(v);
+  if (unit === 'µs') return fmtNum(v, v < 100 ? 1 : 0);
+  return v < 10 ? v.toFixed(2) : v.toFixed(1);
+}
+
+export function formatIssueTable(figs: Figure[], targets: Target[]): string {
+  const hasGw = targets.includes('gateway');
+  const others = targets.filter((t) => t !== 'gateway');
+  const head = ['figure (issue 17)', ...targets.map((t) => TARGET_LABEL[t]), ...(hasGw ? others.map((t) => `gw÷${t === 'ceiling' ? 'ceil' : t}`) : []), 'goal', 'met'];
+  const rows = figs.map((f) => {
+    const met = meetsGoal(f);
+    return [
+      f.label,
+      ...targets.map((t) => fmt(f.values[t], f.unit)),
+      ...(hasGw
+        ? others.map((t) => {
+            const g = f.values.gateway;
+            const o = f.values[t];
+            return f.unit === '×' || g === undefined || o === undefined || o === 0 ? '' : `${(g / o).toFixed(2)}×`;
+          })
+        : []),
+      f.goal?.text ?? '',
+      met === null ? '' : met ? 'yes' : 'NO',
+    ];
+  });
+  const details = figs
+    .filter((f) => f.details && Object.keys(f.details).length > 0)
+    .map((f) => `  ${f.label}: ${targets.filter((t) => f.details![t]).map((t) => `${TARGET_LABEL[t]} ${f.details![t]}`).join('; ')}`);
+  const widths = [52, ...targets.map(() => 14), ...(hasGw ? others.map(() => 10) : []), 20, 5];
+  return [
+    'Issue 17 figures (server = the serving process; "met" judges the gateway, or gw÷ceiling for tokens/s)',
+    table(head, rows, widths),
+    ...details,
+  ].join('\n');
+}

@@ -1,0 +1,113 @@
+/**
+ * What the bench sends. Four kinds of chat request, all streaming with ignore_eos:
+ *   stream      the short prompt, --max-tokens tokens (the throughput phases)
+ *   short       the short prompt, 1 token (CPU per request, the RSS soak)
+ *   long        a ~2k-token prompt, distinct per request, --long-max-tokens tokens
+ *   background  the short prompt, --long-stream-max-tokens tokens (streams under the long prompts)
+ * The direct target needs the token ids and sampling the gateway would build; they are computed
+ * here with the gateway's own template and tokenizer code.
+ */
+import type { SamplingSpec } from '../../src/engine/types.js';
+import { parseChatRequest } from '../../src/api/openai/chat-request.js';
+import { buildSampling } from '../../src/pipeline/build-sampling.js';
+import { buildTemplateKwargs } from '../../src/pipeline/chat-template-thinking.js';
+import { loadModelContext } from '../../src/pipeline/model-context.js';
+import type { BenchOptions } from './args.js';
+
+export type Kind = 'stream' | 'short' | 'long' | 'background';
+
+export interface Workloads {
+  /** Token ids of the short prompt as the gateway renders and encodes it. */
+  promptTokenIds: number[];
+  /** Tokens of the long prompt (request 0) as the gateway would count them. */
+  longPromptTokens: number;
+  maxTokens(kind: Kind): number;
+  /** The HTTP body of a kind for a model id: fixed, or one per request number (long prompts). */
+  httpBody(kind: Kind, model: string): Buffer | ((seq: number) => Buffer);
+  /** Engine sampling for the direct target (short-prompt kinds only). */
+  sampling(kind: Exclude<Kind, 'long'>, maxModelLen: number): SamplingSpec;
+  /** Decoded text of count-mode token i (for frames synthesized without a gateway). */
+  tokenText(i: number): string;
+}
+
+/** Varied prose, so the tokenizer sees ordinary text rather than one repeated phrase. */
+const WORDS = (
+  'the lighthouse keeper walked along the rocky shore at dawn collecting driftwood and glass ' +
+  'while gulls circled overhead and the tide pulled back to reveal tangled kelp crabs and an old ' +
+  'bottle sealed with wax inside was a letter written in faded ink describing a voyage across ' +
+  'northern waters a storm that lasted eleven days a broken mast and a promise to return before ' +
+  'winter she read it twice then climbed the spiral stairs lit the lamp and wondered who had ' +
+  'thrown it into the sea and whether anyone still waited for an answer measured careful numbers ' +
+  'like 1842 or 73 percent appear sometimes along with names such as Marguerite Osei Halvorsen'
+).split(' ');
+
+function prose(words: number): string {
+  let seed = 12345;
+  const out: string[] = [];
+  for (let i = 0; i < words; i++) {
+    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+    out.push(WORDS[seed % WORDS.length]);
+    if (i % 17 === 16) out[out.length - 1] += '.';
+  }
+  return out.join(' ');
+}
+
+function longMessage(text: string, seq: number): string {
+  return `Request ${seq}. Summarize the following notes in one sentence.\n\n${text}`;
+}
+
+export async function buildWorkloads(opts: BenchOptions): Promise<Workloads> {
+  const ctx = await loadModelContext({ modelId: opts.model, source: opts.model, chatTemplate: null });
+  const template = ctx.template;
+  if (!template) throw new Error(`model ${opts.model} has no usable chat template: ${ctx.templateError}`);
+  // Mirror the chat handler: template with the same kwargs, encode without special tokens.
+  const kwargs = buildTemplateKwargs(
+    { chatTemplateKwargs: {}, toolChoice: undefined, reasoningEffort: undefined, responseFormat: undefined },
+    template.thinking,
+  );
+  const encodeChat = (content: string) =>
+    ctx.tokenizer.encode(template.render({ messages: [{ role: 'user', content }], addGenerationPrompt: true, kwargs }), false);
+
+  const promptTokenIds = encodeChat(opts.prompt);
+  const longText = calibrate(opts.longPromptTokens, (t) => encodeChat(longMessage(t, 0)).length);
+  const longPromptTokens = encodeChat(longMessage(longText, 0)).length;
+
+  const maxTokens = (kind: Kind) =>
+    kind === 'stream' ? opts.maxTokens : kind === 'short' ? 1 : kind === 'long' ? opts.longMaxTokens : opts.longStreamMaxTokens;
+  const baseBody = (kind: Kind) => ({
+    stream: true,
+    stream_options: { include_usage: true },
+    max_tokens: maxTokens(kind),
+    ignore_eos: true,
+    temperature: 0,
+  });
+  const shortMessages = [{ role: 'user', content: opts.prompt }];
+
+  return {
+    promptTokenIds,
+    longPromptTokens,
+    maxTokens,
+    httpBody(kind, model) {
+      if (kind !== 'long') return Buffer.from(JSON.stringify({ model, messages: shortMessages, ...baseBody(kind) }));
+      const base = baseBody(kind);
+      return (seq) => Buffer.from(JSON.stringify({ model, messages: [{ role: 'user', content: longMessage(longText, seq) }], ...base }));
+    },
+    sampling(kind, maxModelLen) {
+      const parsed = parseChatRequest({ model: 'bench', messages: shortMessages, ...baseBody(kind) });
+      return buildSampling(parsed, { runtime: 'vllm', promptLen: promptTokenIds.length, maxModelLen, vocab: ctx.tokenizer, logprobs: null }).spec;
+    },
+    tokenText: (i) => ctx.tokenizer.decode([opts.countBase + i], false),
+  };
+}
+
+/** Prose whose rendered prompt is about `target` tokens (binary search on the word count). */
+function calibrate(target: number, tokensOf: (text: string) => number): string {
+  let lo = 1;
+  let hi = Math.max(2, target * 2);
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (tokensOf(prose(mid)) <= target) lo = mid;
+    else hi = mid - 1;
+  }
+  return prose(lo);
+}
