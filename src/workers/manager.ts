@@ -240,14 +240,19 @@ export class WorkerManager {
   readiness(): Readiness {
     const all = this.list();
     const ready = all.filter((w) => w.isReady);
+    const gated = !this.config.disableTokenizerAutoload;
     const unready = (): UnreadyWorker[] =>
       all.flatMap((w) => {
-        const reason = w.notReadyReason();
+        let reason = w.notReadyReason();
+        // Ready, but its model's tokenizer is still loading: requests would get 503s too.
+        if (reason === null && gated && !this.opts.tokenizers.has(w.modelId)) {
+          reason = `tokenizer not yet registered (loading from ${w.identity.tokenizerSource ?? w.modelId})`;
+        }
         if (reason === null) return [];
         return [{ id: w.id, url: w.url, status: w.status, reason, last_error: errorView(w.lastError) }];
       });
     if (ready.length === 0) return { ready: false, reason: 'insufficient healthy workers', workers: unready() };
-    if (!this.config.disableTokenizerAutoload) {
+    if (gated) {
       const missing = ready.find((w) => !this.opts.tokenizers.has(w.modelId));
       if (missing) {
         const failure = this.autoload.failure(missing.modelId);

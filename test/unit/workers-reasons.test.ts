@@ -65,6 +65,11 @@ describe('not-ready reasons', () => {
     fake.pendingFor(URL_A)!.complete();
     await tick();
     expect(workerEntry(mgr.list()[0])).toMatchObject({ status: 'ready', reason: null, last_error: null });
+    // Ready, but its tokenizer has not loaded: /readiness names that too.
+    expect(mgr.readiness()).toMatchObject({
+      reason: 'tokenizer not yet registered',
+      workers: [{ url: URL_A, status: 'ready', reason: 'tokenizer not yet registered (loading from /models/qwen3)' }],
+    });
   });
 
   it('a refused socket directory is the reason until a later attempt gets past the path checks', async () => {
