@@ -27,7 +27,7 @@ export const GATEWAY_FLAGS: readonly FlagDef[] = [
   },
   {
     name: 'backend', aliases: ['runtime'], key: 'backend', type: 'string', applies: BOTH, group: 'Workers', choices: GATEWAY_BACKENDS,
-    describe: 'Runtime of the startup ipc:// workers: vllm or tokenspeed (any other backend with ipc:// workers is a usage error) [default: unset: vLLM, with a warning]',
+    describe: 'Runtime of the startup ipc:// workers: vllm or tokenspeed; unset defaults them to vLLM with a warning, and any other backend with ipc:// workers is a usage error',
     routerDescribe: "Checked against the choices, then replaced by serve's --backend, since the ZMQ handshake cannot tell the engine types apart",
   },
   {
