@@ -193,6 +193,7 @@ export class WorkerManager {
       const { transportReset } = w.updateIdentity(next);
       if (transportReset) {
         w.status = 'pending';
+        w.pendingSince = Date.now();
         w.counters = freshCounters();
         this.scheduler.schedule(w, 0);
       }
@@ -405,7 +406,7 @@ export class WorkerManager {
     w.status = next.status;
     w.counters = next.counters;
     const startupMs = this.config.startupTimeoutSecs * 1000;
-    if (w.status === 'pending' && Date.now() - w.registeredAt >= startupMs) {
+    if (w.status === 'pending' && Date.now() - w.pendingSince >= startupMs) {
       w.status = 'failed';
       w.lastError = {
         message: `no handshake within ${this.config.startupTimeoutSecs} s of registration (--worker-startup-timeout-secs)`,

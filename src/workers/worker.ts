@@ -90,6 +90,8 @@ export class Worker {
   private activeRequests = 0;
   /** Unix ms of registration: `created` of the model on /v1/models. */
   readonly registeredAt = Date.now();
+  /** Since when the worker is `pending` (registration, or a PUT that reset its transport). */
+  pendingSince = this.registeredAt;
   /** When the current driver started, and when its sockets were bound (null until then). */
   private driverStartedAt: number | null = null;
   private boundAt: number | null = null;
