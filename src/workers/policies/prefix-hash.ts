@@ -18,10 +18,9 @@ const BALANCE_ABS_THRESHOLD = 10;
 export class PrefixHashPolicy implements RoutingPolicy {
   readonly name = 'prefix_hash' as const;
   private readonly rings = new RingCache();
-
   private readonly options: PolicyOptions;
 
-  constructor(private readonly env: PolicyEnv) {
+  constructor(env: PolicyEnv) {
     this.options = env.options ?? defaultPolicyOptions();
   }
 
