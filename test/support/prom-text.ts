@@ -27,10 +27,12 @@ export interface Exposition {
   problems: string[];
 }
 
+/** Values as Prometheus reads them (Go's strconv.ParseFloat: NaN and Inf in any letter case). */
 function parseValue(raw: string): number | null {
-  if (raw === 'NaN') return NaN;
-  if (raw === '+Inf' || raw === 'Inf') return Infinity;
-  if (raw === '-Inf') return -Infinity;
+  const lower = raw.toLowerCase();
+  if (lower === 'nan') return NaN;
+  if (lower === '+inf' || lower === 'inf' || lower === '+infinity' || lower === 'infinity') return Infinity;
+  if (lower === '-inf' || lower === '-infinity') return -Infinity;
   if (!/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(raw)) return null;
   return Number(raw);
 }
