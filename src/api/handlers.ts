@@ -5,6 +5,7 @@ import { createChatHandler } from './openai/chat-handler.js';
 import { createGenerateHandler } from './generate/handler.js';
 import { createCompletionHandler } from './openai/completion-handler.js';
 import { createResponsesHandler } from './responses/handler.js';
+import { createDetokenizeHandler, createTokenizeHandler } from './openai/tokenize-handler.js';
 
 /** Every protocol front-end, as the gateway plugs them in. */
 export function apiDeps(): ApiDeps {
@@ -16,6 +17,8 @@ export function apiDeps(): ApiDeps {
       messages_count_tokens: createCountTokensHandler(),
       responses: createResponsesHandler(),
       generate: createGenerateHandler(),
+      tokenize: createTokenizeHandler(),
+      detokenize: createDetokenizeHandler(),
     },
     loadTokenizer: loadModelContext,
   };

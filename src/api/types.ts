@@ -47,7 +47,9 @@ export type InferenceEndpoint =
   | 'messages'
   | 'messages_count_tokens'
   | 'generate'
-  | 'responses';
+  | 'responses'
+  | 'tokenize'
+  | 'detokenize';
 
 export interface ApiDeps {
   /** Endpoint handlers; an endpoint without one answers 501. */
@@ -64,4 +66,6 @@ export const INFERENCE_PATHS: Record<InferenceEndpoint, string> = {
   messages_count_tokens: '/v1/messages/count_tokens',
   responses: '/v1/responses',
   generate: '/generate',
+  tokenize: '/tokenize',
+  detokenize: '/detokenize',
 };

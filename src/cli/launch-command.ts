@@ -32,7 +32,13 @@ export async function runLaunch(argv: string[], io: Partial<LaunchIo> = {}): Pro
     return 2;
   }
   const config = parsed.config;
-  const logger = createLogger({ level: config.logLevel, json: config.logJson, destination: stdout });
+  let logger;
+  try {
+    logger = createLogger({ level: config.logLevel, json: config.logJson, destination: stdout, logDir: config.logDir });
+  } catch (err) {
+    stderr.write(`error: cannot use --log-dir ${config.logDir}: ${(err as Error).message}\n`);
+    return 1;
+  }
 
   const invalid = validateGatewayConfig(config);
   if (invalid) {

@@ -1,5 +1,4 @@
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { packageVersion } from '../util/version.js';
 import { runPort } from './port-command.js';
 
 /**
@@ -34,8 +33,7 @@ const commands: Record<string, CommandEntry> = {
 };
 
 export function version(): string {
-  const pkgPath = fileURLToPath(new URL('../../package.json', import.meta.url));
-  return (JSON.parse(readFileSync(pkgPath, 'utf8')) as { version: string }).version;
+  return packageVersion();
 }
 
 export function topLevelHelp(extra: Readonly<Record<string, CommandEntry>> = {}): string {
@@ -77,9 +75,10 @@ export async function main(argv: string[], extra: Readonly<Record<string, Comman
   }
   const entry = first === undefined ? undefined : all[first];
   if (!entry) {
-    if (first !== undefined) process.stderr.write(`smg: unknown command '${first}'\n\n`);
+    process.stderr.write(first === undefined ? 'smg: no command given\n\n' : `smg: unknown command '${first}'\n\n`);
     process.stderr.write(topLevelHelp(extra));
-    process.exitCode = 1;
+    // A usage error (README: usage errors exit 2).
+    process.exitCode = 2;
     return;
   }
   const code = await entry.run(rest);

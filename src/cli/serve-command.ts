@@ -24,9 +24,14 @@ function usageFailure(stderr: NodeJS.WritableStream, message: string): number {
   return 2;
 }
 
-/** The one logger of the run; `--router-log-level` / `--router-log-json` apply to all of it. */
+/** The one logger of the run; `--router-log-level` / `--router-log-json` / `--router-log-dir` apply to all of it. */
 export function serveLogger(config: ServeConfig, stdout: NodeJS.WritableStream): Logger {
-  return createLogger({ level: lastValue(config.router['log-level']), json: config.router['log-json'] === true, destination: stdout });
+  return createLogger({
+    level: lastValue(config.router['log-level']),
+    json: config.router['log-json'] === true,
+    destination: stdout,
+    logDir: lastValue(config.router['log-dir']) ?? null,
+  });
 }
 
 /** Parse and prepare; returns an exit code when the run ends here (help, errors, dry run). */

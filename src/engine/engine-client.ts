@@ -61,6 +61,8 @@ export interface EngineClientOptions {
   logger: Logger;
   /** Cancels the handshake and releases its binds (worker removal). */
   signal?: AbortSignal;
+  /** Called once the socket paths passed their checks and binding starts (status reporting). */
+  onBound?: () => void;
 }
 
 /** Binds, runs the handshake for exactly `engineCount` engines and returns a live client. */
@@ -70,6 +72,7 @@ export async function connectEngineClient(opts: EngineClientOptions): Promise<En
   opts.logger.info(
     `Binding ZMQ client for worker ${opts.url} (handshake=${addresses.handshake}, engines=${opts.engineCount})`,
   );
+  opts.onBound?.();
   const hs = await runHandshake({
     addresses,
     engineCount: opts.engineCount,

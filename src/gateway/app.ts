@@ -19,10 +19,11 @@ import { routeMisses } from './route-misses.js';
 import { registerAdminRoutes } from './routes/admin.js';
 import { registerInferenceRoutes } from './routes/inference.js';
 import { registerModelRoutes } from './routes/models.js';
-import { registerProbeRoutes } from './routes/probes.js';
+import { registerHealthRoutes, registerProbeRoutes } from './routes/probes.js';
+import { registerUnsupportedRoutes } from './routes/unsupported.js';
 import { registerWorkerRoutes } from './routes/workers.js';
 
-const GUARDED = ['/v1/*', '/workers', '/workers/*', '/flush_cache', '/generate'];
+const GUARDED = ['/v1/*', '/workers', '/workers/*', '/flush_cache', '/generate', '/tokenize', '/detokenize'];
 const ANTHROPIC_PATHS: readonly string[] = [INFERENCE_PATHS.messages, INFERENCE_PATHS.messages_count_tokens];
 
 export function buildApp(ctx: GatewayContext): Hono<AppEnv> {
@@ -66,7 +67,7 @@ export function buildApp(ctx: GatewayContext): Hono<AppEnv> {
   );
   const auth = apiKeyAuth(cfg.apiKey);
   for (const p of GUARDED) app.use(p, auth);
-  const limit = concurrencyLimit(cfg.maxConcurrentRequests, cfg.queueSize, cfg.queueTimeoutSecs);
+  const limit = concurrencyLimit(cfg.maxConcurrentRequests, cfg.queueSize, cfg.queueTimeoutSecs, cfg.rateLimitTokensPerSecond);
   for (const p of Object.values(INFERENCE_PATHS)) app.use(p, limit);
 
   registerProbeRoutes(app, ctx);
@@ -74,6 +75,7 @@ export function buildApp(ctx: GatewayContext): Hono<AppEnv> {
   registerWorkerRoutes(app, ctx);
   registerAdminRoutes(app, ctx);
   registerInferenceRoutes(app, ctx);
+  registerUnsupportedRoutes(app);
 
   // A known path asked with the wrong method is a 405 naming the methods it takes; anything else a 404.
   const misses = routeMisses(app.routes);
@@ -91,6 +93,14 @@ export function buildApp(ctx: GatewayContext): Hono<AppEnv> {
     ctx.logger.error({ path: c.req.path, err: err.message }, 'unhandled error in request handler');
     return gatewayError(500, 'internal_error', err.message);
   });
+  return app;
+}
+
+/** The --health-check-port listener's app: /liveness, /readiness and /health only. */
+export function buildProbeApp(ctx: GatewayContext): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  registerHealthRoutes(app, ctx);
+  app.notFound((c) => c.body(null, 404));
   return app;
 }
 

@@ -2,7 +2,7 @@
  * The gateway's settings (what `smg launch` flags become, and what `smg serve` builds for its
  * in-process gateway). Defaults follow cli-and-api §4.2.
  */
-import type { PolicyName, WorkersConfig } from '../workers/types.js';
+import type { AssignmentMode, PolicyName, WorkersConfig } from '../workers/types.js';
 
 export interface GatewayConfig {
   host: string;
@@ -11,11 +11,21 @@ export interface GatewayConfig {
   /** --backend / --runtime: vllm|tokenspeed pin the startup ZMQ workers' runtime; else unset. */
   backend: string | null;
   modelPath: string | null;
+  /** --served-model-name: API names of the model (first = reported id); empty = the model path. */
+  servedModelNames: string[];
   tokenizerPath: string | null;
   chatTemplate: string | null;
   reasoningParser: string | null;
   toolCallParser: string | null;
   policy: PolicyName;
+  /** prefix_hash: prompt tokens hashed. */
+  prefixTokenCount: number;
+  /** prefix_hash: load multiple over the mean above which the ring target is passed over. */
+  prefixHashLoadFactor: number;
+  /** manual: how a new routing key picks its worker. */
+  assignmentMode: AssignmentMode;
+  /** manual: idle routing keys are forgotten after this many seconds (0 = never). */
+  maxIdleSecs: number;
   /** Grouped engine count for every startup ipc:// URL; null = 1. */
   zmqEngineCount: number | null;
   dpAware: boolean;
@@ -25,6 +35,14 @@ export interface GatewayConfig {
   healthCheckTimeoutSecs: number;
   healthFailureThreshold: number;
   healthSuccessThreshold: number;
+  /** HTTP workers' probe path; ZMQ workers are probed locally and never use it. */
+  healthCheckEndpoint: string;
+  /** Extra listener serving only /liveness, /readiness and /health; null = none. */
+  healthCheckPort: number | null;
+  /** A worker still pending this long after registering is marked failed. */
+  workerStartupTimeoutSecs: number;
+  /** Probe interval of pending workers (never slower than the health interval). */
+  workerStartupCheckInterval: number;
   prometheusHost: string;
   prometheusPort: number;
   requestTimeoutSecs: number;
@@ -35,8 +53,12 @@ export interface GatewayConfig {
   maxConcurrentRequests: number;
   queueSize: number;
   queueTimeoutSecs: number;
+  /** Token-bucket refill per second under --max-concurrent-requests; null/0 = permits only return on completion. */
+  rateLimitTokensPerSecond: number | null;
   logLevel: string;
   logJson: boolean;
+  /** Also write log lines to a daily file `<dir>/smg.<YYYY-MM-DD>`; null = stdout only. */
+  logDir: string | null;
   apiKey: string | null;
   disableTokenizerAutoload: boolean;
   /** Accepted for `smg serve` compatibility; this gateway neither retries nor trips breakers. */
@@ -57,11 +79,16 @@ export function defaultGatewayConfig(): GatewayConfig {
     workerUrls: [],
     backend: null,
     modelPath: null,
+    servedModelNames: [],
     tokenizerPath: null,
     chatTemplate: null,
     reasoningParser: null,
     toolCallParser: null,
     policy: 'cache_aware',
+    prefixTokenCount: 256,
+    prefixHashLoadFactor: 1.25,
+    assignmentMode: 'random',
+    maxIdleSecs: 14400,
     zmqEngineCount: null,
     dpAware: false,
     disableHealthCheck: false,
@@ -70,6 +97,10 @@ export function defaultGatewayConfig(): GatewayConfig {
     healthCheckTimeoutSecs: 5,
     healthFailureThreshold: 3,
     healthSuccessThreshold: 2,
+    healthCheckEndpoint: '/health',
+    healthCheckPort: null,
+    workerStartupTimeoutSecs: 1800,
+    workerStartupCheckInterval: 30,
     prometheusHost: '0.0.0.0',
     prometheusPort: 29000,
     requestTimeoutSecs: 1800,
@@ -78,8 +109,10 @@ export function defaultGatewayConfig(): GatewayConfig {
     maxConcurrentRequests: -1,
     queueSize: 100,
     queueTimeoutSecs: 60,
+    rateLimitTokensPerSecond: null,
     logLevel: 'info',
     logJson: false,
+    logDir: null,
     apiKey: null,
     disableTokenizerAutoload: false,
     disableRetries: false,
@@ -96,9 +129,16 @@ const DEAD_REPROBE_MS = 1000;
 export function workersConfigOf(cfg: GatewayConfig): WorkersConfig {
   return {
     modelPath: cfg.modelPath,
+    servedModelNames: cfg.servedModelNames,
     tokenizerPath: cfg.tokenizerPath,
     chatTemplate: cfg.chatTemplate,
     policy: cfg.policy,
+    policyOptions: {
+      prefixTokenCount: cfg.prefixTokenCount,
+      prefixHashLoadFactor: cfg.prefixHashLoadFactor,
+      assignmentMode: cfg.assignmentMode,
+      maxIdleSecs: cfg.maxIdleSecs,
+    },
     dpAware: cfg.dpAware,
     disableHealthCheck: cfg.disableHealthCheck,
     removeUnhealthyWorkers: cfg.removeUnhealthyWorkers,
@@ -114,5 +154,7 @@ export function workersConfigOf(cfg: GatewayConfig): WorkersConfig {
     zmqStageTimeoutSecs: cfg.zmqStageTimeoutSecs,
     zmqSilenceTimeoutSecs: cfg.zmqSilenceTimeoutSecs,
     deadReprobeMs: DEAD_REPROBE_MS,
+    startupTimeoutSecs: cfg.workerStartupTimeoutSecs,
+    startupCheckIntervalSecs: cfg.workerStartupCheckInterval,
   };
 }

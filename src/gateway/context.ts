@@ -11,7 +11,8 @@ import { workersConfigOf, type GatewayConfig } from './config.js';
 import { Lifecycle } from './lifecycle.js';
 import { GatewayMetrics } from './metrics.js';
 import type { ApiDeps } from '../api/types.js';
-import type { PipelineServices } from '../pipeline/services.js';
+import type { PipelineServices, WorkerPool } from '../pipeline/services.js';
+import { HINTED_POLICIES, routingHintsFrom, type RoutingHints } from '../workers/policies/index.js';
 
 export interface GatewayContext {
   config: GatewayConfig;
@@ -22,6 +23,11 @@ export interface GatewayContext {
   lifecycle: Lifecycle;
   deps: ApiDeps;
   services: PipelineServices;
+  /**
+   * The services one request runs with: the shared ones, except that worker selection sees the
+   * request's routing headers when the policy reads them (consistent_hashing, prefix_hash, manual).
+   */
+  servicesFor(headers: Headers): PipelineServices;
 }
 
 export interface ContextOptions {
@@ -36,7 +42,7 @@ export interface ContextOptions {
 }
 
 export function createGatewayContext(config: GatewayConfig, opts: ContextOptions = {}): GatewayContext {
-  const logger = opts.logger ?? createLogger({ level: config.logLevel, json: config.logJson });
+  const logger = opts.logger ?? createLogger({ level: config.logLevel, json: config.logJson, logDir: config.logDir });
   const tokenizers = opts.tokenizers ?? new InMemoryTokenizerRegistry();
   const deps = opts.deps ?? {};
   let manager: WorkerManager | null = null;
@@ -51,6 +57,20 @@ export function createGatewayContext(config: GatewayConfig, opts: ContextOptions
     random: opts.random,
   });
   const workers = manager;
+  const pool = (hints?: RoutingHints): WorkerPool => ({
+    pickWorker: (model, tokenIds, needs) => workers.pickWorker(model, tokenIds, needs, hints),
+    modelIds: () => workers.modelIds(),
+    resolveModel: (name) => workers.resolveModel(name),
+    unavailableReason: (model) => workers.unavailableReason(model),
+    tokenizerFailure: (model) => workers.tokenizerFailure(model),
+    maxModelLen: (model) => workers.models().find((m) => m.id === model)?.maxModelLen ?? null,
+    configuredParsers: (model) => {
+      const card = cardParsers(workers.list(), model);
+      return { tool: card.tool ?? config.toolCallParser, reasoning: card.reasoning ?? config.reasoningParser };
+    },
+  });
+  const services: PipelineServices = { config, logger, workers: pool(), tokenizers, metrics: metrics.router };
+  const hinted = HINTED_POLICIES.has(config.policy);
   return {
     config,
     logger,
@@ -59,19 +79,7 @@ export function createGatewayContext(config: GatewayConfig, opts: ContextOptions
     metrics,
     lifecycle: new Lifecycle(),
     deps,
-    services: {
-      config,
-      logger,
-      workers: {
-        pickWorker: (model, tokenIds, needs) => workers.pickWorker(model, tokenIds, needs),
-        modelIds: () => workers.modelIds(),
-        configuredParsers: (model) => {
-          const card = cardParsers(workers.list(), model);
-          return { tool: card.tool ?? config.toolCallParser, reasoning: card.reasoning ?? config.reasoningParser };
-        },
-      },
-      tokenizers,
-      metrics: metrics.router,
-    },
+    services,
+    servicesFor: (headers) => (hinted ? { ...services, workers: pool(routingHintsFrom(headers)) } : services),
   };
 }

@@ -16,6 +16,14 @@ const WORKER_TYPE = 'regular';
 /** Removed workers keep a -1 health series for a while; bounded so churn cannot grow memory. */
 const MAX_REMOVED = 256;
 
+/**
+ * prom-client's default collectors name three gauges `…_total`, which the exposition format
+ * reserves for counters (`promtool check metrics` refuses them). Each duplicates a `_total`-less
+ * gauge the same collectors export (`nodejs_active_handles`, `…_requests`, `…_resources`, by
+ * type), so they are dropped rather than renamed.
+ */
+const GAUGES_NAMED_LIKE_COUNTERS = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];
+
 export class GatewayMetrics implements WorkerMetricsSink {
   readonly registry = new Registry();
   readonly httpRequests: Counter<'method' | 'path'>;
@@ -54,7 +62,14 @@ export class GatewayMetrics implements WorkerMetricsSink {
     this.healthChecks = new Counter({ name: 'smg_worker_health_checks_total', help: 'Worker health probes', labelNames: ['worker_type', 'connection_mode', 'runtime', 'result'], registers });
     this.workerErrors = new Counter({ name: 'smg_worker_errors_total', help: 'Worker-level errors', labelNames: ['worker_type', 'connection_mode', 'runtime', 'error_type'], registers });
     this.defineWorkerGauges(workers, registers);
-    if (opts.defaultMetrics) collectDefaultMetrics({ register: this.registry, prefix: 'smg_' });
+    if (opts.defaultMetrics) {
+      collectDefaultMetrics({ register: this.registry, prefix: 'smg_' });
+      for (const name of GAUGES_NAMED_LIKE_COUNTERS) this.registry.removeSingleMetric(`smg_${name}`);
+    }
+  }
+
+  workerError(worker: Worker, errorType: string): void {
+    this.workerErrors.inc({ worker_type: WORKER_TYPE, connection_mode: ZMQ, runtime: worker.runtime, error_type: errorType });
   }
 
   healthCheck(worker: Worker, ok: boolean): void {

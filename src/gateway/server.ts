@@ -7,7 +7,7 @@ import type { Server } from 'node:http';
 import { isIP } from 'node:net';
 import { type HttpBindings, createAdaptorServer } from '@hono/node-server';
 import type { Hono } from 'hono';
-import { buildApp, buildMetricsApp } from './app.js';
+import { buildApp, buildMetricsApp, buildProbeApp } from './app.js';
 import type { GatewayConfig } from './config.js';
 import { createGatewayContext, type ContextOptions, type GatewayContext } from './context.js';
 import type { AppEnv } from './middleware/env.js';
@@ -18,6 +18,8 @@ export interface GatewayHandle {
   /** Bound ports (useful with port 0 in tests). */
   readonly port: number;
   readonly metricsPort: number;
+  /** The --health-check-port listener's bound port, when there is one. */
+  readonly probePort: number | null;
   /** Graceful shutdown; idempotent, every call returns the same promise. */
   close(): Promise<void>;
 }
@@ -55,8 +57,6 @@ function closeServer(server: Server, boundMs: number): Promise<void> {
   });
 }
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
 export async function startGateway(config: GatewayConfig, opts: ContextOptions = {}): Promise<GatewayHandle> {
   const ctx = createGatewayContext(config, { defaultMetrics: true, ...opts });
   const log = ctx.logger;
@@ -87,6 +87,18 @@ export async function startGateway(config: GatewayConfig, opts: ContextOptions =
   const port = boundPort(server);
   log.info(`Gateway listening on ${hostPort(config.host, port)} (policy=${config.policy}, workers=${config.workerUrls.length})`);
 
+  // SMG's isolated probe listener: /liveness, /readiness and /health only, on the gateway host.
+  let probeServer: Server | null = null;
+  if (config.healthCheckPort !== null) {
+    try {
+      probeServer = await listen(buildProbeApp(ctx).fetch, config.host, config.healthCheckPort);
+    } catch (err) {
+      await Promise.all([closeServer(server, 1000), closeServer(metricsServer, 1000)]);
+      throw new Error(`failed to bind probe listener on ${hostPort(config.host, config.healthCheckPort)}: ${(err as Error).message}`);
+    }
+    log.info(`Probe listener started on ${hostPort(config.host, boundPort(probeServer))} (--health-check-port ${config.healthCheckPort})`);
+  }
+
   // Startup workers register in the background; HTTP serves meanwhile.
   ctx.workers.addStartupWorkers(config.workerUrls, config.backend, config.zmqEngineCount);
 
@@ -96,7 +108,9 @@ export async function startGateway(config: GatewayConfig, opts: ContextOptions =
     const graceMs = config.shutdownGracePeriodSecs * 1000;
     const settleMs = Math.min(graceMs / 2, config.drainSettleSecs * 1000);
     log.info(`Shutting down: /readiness reports draining; in-flight requests get up to ${config.shutdownGracePeriodSecs}s`);
-    if (settleMs > 0) await sleep(settleMs);
+    // The settle lets load balancers see `draining` while requests finish; with nothing in
+    // flight there is nothing to wait for (new requests are refused 503 meanwhile).
+    if (settleMs > 0) await ctx.lifecycle.waitIdle(settleMs);
     const closed = closeServer(server, Math.max(graceMs - settleMs, 0) + 1000);
     const idle = await ctx.lifecycle.waitIdle(Math.max(graceMs - settleMs, 0));
     if (!idle) log.warn(`Grace period over with ${ctx.lifecycle.inFlight} request(s) still in flight; closing their connections`);
@@ -105,6 +119,10 @@ export async function startGateway(config: GatewayConfig, opts: ContextOptions =
     await ctx.workers.close();
     metricsServer.closeAllConnections();
     await closeServer(metricsServer, 1000);
+    if (probeServer) {
+      probeServer.closeAllConnections();
+      await closeServer(probeServer, 1000);
+    }
     log.info('Gateway stopped');
   };
 
@@ -113,6 +131,7 @@ export async function startGateway(config: GatewayConfig, opts: ContextOptions =
     app,
     port,
     metricsPort,
+    probePort: probeServer ? boundPort(probeServer) : null,
     close() {
       closing ??= shutdown();
       return closing;

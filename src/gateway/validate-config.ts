@@ -23,6 +23,22 @@ export function validateGatewayConfig(c: GatewayConfig): string | null {
   if (c.healthCheckTimeoutSecs <= 0) return field('health_check.timeout_secs', c.healthCheckTimeoutSecs, 'Must be > 0');
   if (c.healthFailureThreshold < 1) return field('health_check.failure_threshold', c.healthFailureThreshold, 'Must be >= 1');
   if (c.healthSuccessThreshold < 1) return field('health_check.success_threshold', c.healthSuccessThreshold, 'Must be >= 1');
+  if (c.healthCheckPort !== null && c.healthCheckPort <= 0) {
+    return field('health_check_port', c.healthCheckPort, 'Port must be > 0 (0 would request an unstable OS-ephemeral port)');
+  }
+  if (c.healthCheckPort !== null && c.healthCheckPort > 65535) return field('health_check_port', c.healthCheckPort, 'Port must be <= 65535');
+  if (c.rateLimitTokensPerSecond !== null && c.rateLimitTokensPerSecond < 0) {
+    return field('rate_limit_tokens_per_second', c.rateLimitTokensPerSecond, 'Must be >= 0 when specified');
+  }
+  if (c.workerStartupTimeoutSecs <= 0) return field('worker_startup_timeout_secs', c.workerStartupTimeoutSecs, 'Must be > 0');
+  if (c.workerStartupCheckInterval <= 0) {
+    return field('worker_startup_check_interval_secs', c.workerStartupCheckInterval, 'Must be > 0');
+  }
+  if (c.policy === 'prefix_hash') {
+    if (c.prefixTokenCount <= 0) return field('prefix_token_count', c.prefixTokenCount, 'Must be > 0');
+    if (c.prefixHashLoadFactor < 1) return field('load_factor', c.prefixHashLoadFactor, 'Must be >= 1.0');
+  }
+  if (c.maxIdleSecs < 0) return field('max_idle_secs', c.maxIdleSecs, 'Must be >= 0');
   for (const url of c.workerUrls) {
     const bad = checkWorkerUrl(url);
     if (bad) return bad;
@@ -40,6 +56,11 @@ export function configWarnings(c: GatewayConfig): string[] {
   if (zmq.length > 0 && c.modelPath === null) {
     out.push(
       `--model-path is not set: ZMQ engines report no model name, so the ${zmq.length} ipc:// worker(s) will be rejected at registration unless they carry a model_id label`,
+    );
+  }
+  if (c.healthCheckEndpoint !== '/health' && c.workerUrls.every((u) => u.startsWith('ipc://'))) {
+    out.push(
+      `--health-check-endpoint ${c.healthCheckEndpoint} applies to HTTP workers only: ZMQ workers are probed by a local liveness check`,
     );
   }
   return out;

@@ -12,7 +12,7 @@ import { fanOut } from './fan-out.js';
 import type { GenerationSpec } from './generation-spec.js';
 import { backendRequestId, engineRequestBase } from './ids.js';
 import type { ModelContext } from './model-context.js';
-import { acquireWorker, modelContextFor } from './model-lookup.js';
+import { acquireWorker, modelContextFor, resolveRequestModel } from './model-lookup.js';
 import type { ChatGenerationRequest } from './request.js';
 import type { PipelineServices } from './services.js';
 import { planStopStrings } from './stop-plan.js';
@@ -37,14 +37,22 @@ function chatFormat(services: PipelineServices, req: ChatGenerationRequest, ctx:
  * The templated prompt's length for a chat request, tools filtered as `prepareChat` does; no worker
  * is picked and no engine is involved (Anthropic's count_tokens).
  */
-export function countChatPromptTokens(services: PipelineServices, req: ChatGenerationRequest): number {
+export function countChatPromptTokens(services: PipelineServices, asked: ChatGenerationRequest): number {
+  return chatPromptIds(services, asked).promptIds.length;
+}
+
+/** The templated (or Harmony-rendered) prompt of a chat request and the canonical model id. */
+export function chatPromptIds(services: PipelineServices, asked: ChatGenerationRequest): { model: string; ctx: ModelContext; promptIds: number[] } {
+  const req = { ...asked, model: resolveRequestModel(services, asked.model) };
   const ctx = modelContextFor(services, req.model);
-  return chatFormat(services, req, ctx).promptIds.length;
+  return { model: req.model, ctx, promptIds: chatFormat(services, req, ctx).promptIds };
 }
 
 export { renderChatPrompt };
 
-export function prepareChat(services: PipelineServices, req: ChatGenerationRequest, requestId: string): PreparedChat {
+export function prepareChat(services: PipelineServices, asked: ChatGenerationRequest, requestId: string): PreparedChat {
+  // Served names and aliases resolve to the canonical id: parsers, metrics and `model` use it.
+  const req = { ...asked, model: resolveRequestModel(services, asked.model) };
   const ctx = modelContextFor(services, req.model);
   const format = chatFormat(services, req, ctx);
   const { promptIds } = format;

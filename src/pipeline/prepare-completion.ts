@@ -7,7 +7,7 @@ import { invalid } from './errors.js';
 import { fanOut } from './fan-out.js';
 import type { GenerationSpec } from './generation-spec.js';
 import { backendRequestId, engineRequestBase } from './ids.js';
-import { acquireWorker, modelContextFor } from './model-lookup.js';
+import { acquireWorker, modelContextFor, resolveRequestModel } from './model-lookup.js';
 import type { CompletionGenerationRequest } from './request.js';
 import type { PipelineServices } from './services.js';
 import { planStopStrings } from './stop-plan.js';
@@ -21,7 +21,8 @@ export interface PreparedCompletion extends GenerationSpec {
   echoText: string[];
 }
 
-export function prepareCompletion(services: PipelineServices, req: CompletionGenerationRequest, requestId: string): PreparedCompletion {
+export function prepareCompletion(services: PipelineServices, asked: CompletionGenerationRequest, requestId: string): PreparedCompletion {
+  const req = { ...asked, model: resolveRequestModel(services, asked.model) };
   const ctx = modelContextFor(services, req.model);
   const tok = ctx.tokenizer;
   const prompts = req.prompts.map((p) => ('text' in p ? tok.encode(p.text, false) : p.tokenIds));

@@ -30,11 +30,20 @@ export interface RoutedWorker {
 export interface WorkerPool {
   /**
    * A ready worker for `model` chosen by the configured policy, among those whose runtime can
-   * serve `needs` when any can; null → 404 model_not_found.
+   * serve `needs` when any can; null when none is ready. Throws RoutingError when the policy
+   * refuses the request's routing headers.
    */
   pickWorker(model: string | null, tokenIds?: readonly number[], needs?: RequestNeeds): RoutedWorker | null;
-  /** Model ids of all registered workers. */
+  /** Canonical model ids of all registered workers. */
   modelIds(): string[];
+  /** The canonical id `name` (id, served name or alias) refers to; null when no worker serves it. */
+  resolveModel(name: string): string | null;
+  /** Why no worker of a known `model` is ready, in words (for the 503). */
+  unavailableReason(model: string): string;
+  /** The error of the model's failed tokenizer load, or null. */
+  tokenizerFailure(model: string): string | null;
+  /** Smallest max_model_len the model's connected engines reported; null before any handshake. */
+  maxModelLen(model: string): number | null;
   /** Parser names configured for `model`: model card / worker labels, else the gateway flags (§11.1). */
   configuredParsers(model: string): ConfiguredParsers;
 }

@@ -17,6 +17,8 @@ export interface WorkerConnectOptions {
   logger: Logger;
   /** Aborted when the worker is removed or replaced: the client must release its binds. */
   signal: AbortSignal;
+  /** Called once the sockets are bound and the handshake listener waits for the engines. */
+  onBound?: () => void;
 }
 
 export type ConnectEngineFn = (opts: WorkerConnectOptions) => Promise<EngineClientApi>;
@@ -44,5 +46,6 @@ export const connectEngine: ConnectEngineFn = async (opts) => {
     silenceTimeoutMs: opts.silenceTimeoutMs,
     logger: opts.logger,
     signal: opts.signal,
+    onBound: opts.onBound,
   });
 };

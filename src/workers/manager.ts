@@ -5,24 +5,28 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { EngineError } from '../engine/client-types.js';
+import { deathCauseOf } from '../engine/engine-death.js';
 import type { Logger } from '../util/logger.js';
 import type { ConnectEngineFn } from './connect.js';
 import { EngineDeathFeed, type EngineDeathListener } from './engine-deaths.js';
 import { JobTracker, workflowError } from './jobs.js';
 import { ProbeScheduler } from './prober.js';
-import { RegistrationError, resolveHealth, resolveModelId, resolveWorker, type RegistrationEnv } from './registration.js';
+import { RegistrationError, resolveHealth, resolveModelNames, resolveWorker, type RegistrationEnv } from './registration.js';
 import type { RequestNeeds } from './capabilities.js';
 import { WorkerSelector } from './selector.js';
 import { applyProbe, freshCounters } from './state-machine.js';
 import { TokenizerAutoloader, type TokenizerLoader, type TokenizerRegistry } from './tokenizer-registry.js';
 import { defaultSpec, type JobType, type PolicyName, type WorkerSpec, type WorkersConfig } from './types.js';
 import type { WorkerPatch } from './worker-spec.js';
-import { Worker, type WorkerEvents } from './worker.js';
+import { errorView, Worker, type WorkerEvents } from './worker.js';
+import type { RoutingHints } from './policies/index.js';
 
 export interface WorkerMetricsSink {
   healthCheck(worker: Worker, ok: boolean): void;
   selected(worker: Worker, model: string, policy: PolicyName): void;
   removed(worker: Worker): void;
+  /** smg_worker_errors_total: a failed handshake, a refused socket path, an engine death. */
+  workerError(worker: Worker, errorType: string): void;
 }
 
 export interface WorkerManagerOptions {
@@ -40,9 +44,38 @@ export type SubmitResult =
   | { ok: true; id: string }
   | { ok: false; code: 'WORKER_ALREADY_EXISTS' | 'WORKER_CREATE_IN_PROGRESS'; id: string };
 
+/** One worker that does not serve requests, as /readiness lists it. */
+export interface UnreadyWorker {
+  id: string;
+  url: string;
+  status: string;
+  reason: string;
+  last_error: { message: string; at: string } | null;
+}
+
 export type Readiness =
   | { ready: true; healthyWorkers: number; totalWorkers: number }
-  | { ready: false; reason: 'insufficient healthy workers' | 'tokenizer not yet registered' };
+  | {
+      ready: false;
+      /** SMG's texts, plus `tokenizer failed: <error>` when a ready worker's tokenizer cannot load. */
+      reason: string;
+      /** Every registered worker that does not serve, with why. */
+      workers: UnreadyWorker[];
+    };
+
+/** A served model as /v1/models lists it. */
+export interface ServedModel {
+  id: string;
+  /** Every name a request may use, canonical first. */
+  names: readonly string[];
+  /** Unix seconds of the first registration of a worker serving it. */
+  created: number;
+  /** Smallest max_model_len the model's connected engines reported; null before a handshake. */
+  maxModelLen: number | null;
+  /** The model path / tokenizer source (vLLM's `root`). */
+  root: string | null;
+}
+
 
 const DRAIN_POLL_MS = 50;
 
@@ -65,11 +98,14 @@ export class WorkerManager {
   constructor(private readonly opts: WorkerManagerOptions) {
     this.jobs = new JobTracker(opts.logger);
     this.scheduler = new ProbeScheduler((w) => this.runProbe(w));
-    this.selector = new WorkerSelector(opts.config.policy, opts.logger, opts.random);
-    this.autoload = new TokenizerAutoloader(opts.tokenizers, opts.loadTokenizer ?? null, opts.logger);
+    this.selector = new WorkerSelector(opts.config.policy, opts.logger, opts.random, opts.config.policyOptions);
+    this.autoload = new TokenizerAutoloader(opts.tokenizers, opts.loadTokenizer ?? null, opts.logger, (modelId) =>
+      this.syncTokenizerState(modelId),
+    );
     this.events = {
       onConnected: (w, rev) => this.onConnected(w, rev),
       onDead: (w, err) => this.onDead(w, err),
+      onError: (w, type) => this.opts.metrics?.workerError(w, type),
     };
   }
 
@@ -139,9 +175,11 @@ export class WorkerManager {
         apiKey: patch.apiKey ?? w.identity.spec.apiKey,
         health: patch.health ? { ...w.identity.spec.health, ...patch.health } : w.identity.spec.health,
       };
-      const modelId = resolveModelId(spec, this.config) ?? w.modelId;
+      const names = resolveModelNames(spec, this.config);
+      const modelId = names[0] ?? w.modelId;
+      const modelNames = names.length > 0 ? names : w.identity.modelNames;
       // Properties only: runtime, engine count and handshake address stay, so the connection does.
-      w.updateIdentity({ ...w.identity, spec, modelId, health: resolveHealth(spec, this.config) });
+      w.updateIdentity({ ...w.identity, spec, modelId, modelNames, health: resolveHealth(spec, this.config) });
       this.ensureTokenizer(w);
     });
     return true;
@@ -156,6 +194,7 @@ export class WorkerManager {
       const { transportReset } = w.updateIdentity(next);
       if (transportReset) {
         w.status = 'pending';
+        w.pendingSince = Date.now();
         w.counters = freshCounters();
         this.scheduler.schedule(w, 0);
       }
@@ -168,20 +207,61 @@ export class WorkerManager {
 
   /**
    * The worker a request should go to, or null when no ready worker serves `model`. Workers whose
-   * runtime can serve `needs` are preferred (src/workers/capabilities.ts).
+   * runtime can serve `needs` are preferred (src/workers/capabilities.ts); `hints` are the
+   * request's routing headers, read by the hashing and sticky policies. Throws RoutingError when a
+   * policy refuses the request (X-SMG-Target-Worker naming no available worker).
    */
-  pickWorker(model: string | null, tokenIds: readonly number[] = [], needs?: RequestNeeds): Worker | null {
-    const w = this.selector.pick(this.workers.values(), model, tokenIds, needs);
+  pickWorker(model: string | null, tokenIds: readonly number[] = [], needs?: RequestNeeds, hints?: RoutingHints): Worker | null {
+    const w = this.selector.pick(this.workers.values(), model, tokenIds, needs, hints);
     if (w) this.opts.metrics?.selected(w, model ?? w.modelId, this.selector.policyName);
     return w;
+  }
+
+  /**
+   * The canonical model id `name` refers to (an id, a served name or a card alias), or null. The
+   * first registered worker that answers to the name decides.
+   */
+  resolveModel(name: string): string | null {
+    for (const w of this.workers.values()) if (w.modelId === name) return name;
+    for (const w of this.workers.values()) if (w.identity.modelNames.includes(name)) return w.modelId;
+    return null;
+  }
+
+  /** The error of the last failed tokenizer load for `model`, until one succeeds. */
+  tokenizerFailure(model: string): string | null {
+    return this.autoload.failure(model)?.message ?? null;
+  }
+
+  /** Why no worker of `model` takes requests now, one clause per worker (for the 503 message). */
+  unavailableReason(model: string): string {
+    const parts = this.list()
+      .filter((w) => w.modelId === model)
+      .map((w) => `worker ${w.url} is ${w.status}: ${w.notReadyReason() ?? 'ready'}`);
+    return parts.length > 0 ? parts.join('; ') : 'no worker is registered';
   }
 
   readiness(): Readiness {
     const all = this.list();
     const ready = all.filter((w) => w.isReady);
-    if (ready.length === 0) return { ready: false, reason: 'insufficient healthy workers' };
-    if (!this.config.disableTokenizerAutoload && ready.some((w) => !this.opts.tokenizers.has(w.modelId))) {
-      return { ready: false, reason: 'tokenizer not yet registered' };
+    const gated = !this.config.disableTokenizerAutoload;
+    const unready = (): UnreadyWorker[] =>
+      all.flatMap((w) => {
+        let reason = w.notReadyReason();
+        // Ready, but its model's tokenizer is still loading: requests would get 503s too.
+        if (reason === null && gated && !this.opts.tokenizers.has(w.modelId)) {
+          reason = `tokenizer not yet registered (loading from ${w.identity.tokenizerSource ?? w.modelId})`;
+        }
+        if (reason === null) return [];
+        return [{ id: w.id, url: w.url, status: w.status, reason, last_error: errorView(w.lastError) }];
+      });
+    if (ready.length === 0) return { ready: false, reason: 'insufficient healthy workers', workers: unready() };
+    if (gated) {
+      const missing = ready.find((w) => !this.opts.tokenizers.has(w.modelId));
+      if (missing) {
+        const failure = this.autoload.failure(missing.modelId);
+        const reason = failure ? `tokenizer failed: ${failure.message}` : 'tokenizer not yet registered';
+        return { ready: false, reason, workers: unready() };
+      }
     }
     return { ready: true, healthyWorkers: ready.length, totalWorkers: all.length };
   }
@@ -197,6 +277,30 @@ export class WorkerManager {
   /** Model ids of all registered workers (pending included), de-duplicated, in order. */
   modelIds(): string[] {
     return [...new Set(this.list().map((w) => w.modelId))];
+  }
+
+  /** Every served model with what /v1/models reports about it, in registration order. */
+  models(): ServedModel[] {
+    const byId = new Map<string, ServedModel>();
+    for (const w of this.list()) {
+      const created = Math.floor(w.registeredAt / 1000);
+      const len = w.maxModelLen;
+      const m = byId.get(w.modelId);
+      if (!m) {
+        byId.set(w.modelId, {
+          id: w.modelId,
+          names: w.identity.modelNames,
+          created,
+          maxModelLen: len,
+          root: w.identity.tokenizerSource,
+        });
+        continue;
+      }
+      m.created = Math.min(m.created, created);
+      if (len !== null) m.maxModelLen = m.maxModelLen === null ? len : Math.min(m.maxModelLen, len);
+      m.names = [...new Set([...m.names, ...w.identity.modelNames])];
+    }
+    return [...byId.values()];
   }
 
   /** Resolves once queued jobs and removals have run (tests, shutdown). */
@@ -233,8 +337,9 @@ export class WorkerManager {
           events: this.events,
         });
         this.workers.set(id, w);
+        const aliases = identity.modelNames.length > 1 ? `, also served as ${identity.modelNames.slice(1).join(', ')}` : '';
         child.info(
-          `Registered ZMQ worker ${w.url} (id=${id}, runtime=${w.runtime}, model=${w.modelId}, engines=${identity.engineCount})`,
+          `Registered ZMQ worker ${w.url} (id=${id}, runtime=${w.runtime}, model=${w.modelId}${aliases}, engines=${identity.engineCount})`,
         );
         this.selector.workerAdded(w);
         this.ensureTokenizer(w);
@@ -272,8 +377,15 @@ export class WorkerManager {
     };
   }
 
+  /** Copies the model's tokenizer failure (or its recovery) onto the model's workers. */
+  private syncTokenizerState(modelId: string): void {
+    const failure = this.autoload.failure(modelId);
+    for (const w of this.workers.values()) if (w.modelId === modelId) w.tokenizerFailure = failure?.message ?? null;
+  }
+
   private ensureTokenizer(w: Worker): void {
     if (this.config.disableTokenizerAutoload) return;
+    w.tokenizerFailure = this.autoload.failure(w.modelId)?.message ?? null;
     this.autoload.ensure({
       modelId: w.modelId,
       source: w.identity.tokenizerSource ?? w.modelId,
@@ -295,6 +407,16 @@ export class WorkerManager {
     const next = applyProbe(prev, w.counters, ok, w.identity.health);
     w.status = next.status;
     w.counters = next.counters;
+    const startupMs = this.config.startupTimeoutSecs * 1000;
+    if (w.status === 'pending' && Date.now() - w.pendingSince >= startupMs) {
+      w.status = 'failed';
+      w.lastError = {
+        message: `no handshake within ${this.config.startupTimeoutSecs} s of registration (--worker-startup-timeout-secs)`,
+        at: Date.now(),
+      };
+    } else if (w.status === 'failed' && prev !== 'failed' && w.lastError === null) {
+      w.lastError = { message: `no handshake after ${w.counters.pendingProbes} health probes`, at: Date.now() };
+    }
     if (prev !== next.status) this.logTransition(w, prev);
     if (!ok) this.ensureTokenizer(w);
     if (w.status === 'failed') {
@@ -306,7 +428,11 @@ export class WorkerManager {
       return;
     }
     // After an eviction, rebind promptly instead of waiting a full interval.
-    const delay = outcome === 'evicted' ? this.config.deadReprobeMs : w.identity.health.intervalSecs * 1000;
+    const interval =
+      w.status === 'pending'
+        ? Math.min(w.identity.health.intervalSecs, this.config.startupCheckIntervalSecs)
+        : w.identity.health.intervalSecs;
+    const delay = outcome === 'evicted' ? this.config.deadReprobeMs : interval * 1000;
     this.scheduler.schedule(w, delay);
   }
 
@@ -327,6 +453,7 @@ export class WorkerManager {
       log.warn(`ZMQ engine for ${w.url} died (${err.message}) while the worker drains; not rebinding`);
     } else {
       log.warn(`ZMQ engine for ${w.url} died (${err.message}); evicting the dead client and rebinding now`);
+      this.opts.metrics?.workerError(w, `engine_${deathCauseOf(err)}`);
       // Ours, not SMG's: stop routing to a dead engine now rather than after `failure_threshold` probes.
       if (w.status === 'ready') {
         w.status = 'not_ready';

@@ -25,17 +25,39 @@ export interface RegistrationEnv {
 const RUNTIME_UNSPECIFIED =
   'runtime_type unspecified for ZMQ worker; defaulting to vLLM EngineCore. A TokenSpeed engine must declare its runtime to speak the correct wire protocol: `--backend tokenspeed` for startup --worker-urls workers, or an explicit runtime_type on the worker API spec / YAML worker config.';
 
-/** Model id for a ZMQ worker: the spec or its labels first, then the gateway's --model-path. */
-export function resolveModelId(spec: WorkerSpec, config: WorkersConfig): string | null {
+/**
+ * The names a ZMQ worker answers to, canonical first (the id /v1/models and responses report):
+ * the spec's own identity (model_id, served_model_name, labels, model card), else the gateway's
+ * --served-model-name, else its --model-path. As in vLLM, every served name is accepted as a
+ * request's `model`; a model card's `aliases` are accepted too. Empty when nothing names it.
+ */
+export function resolveModelNames(spec: WorkerSpec, config: WorkersConfig): string[] {
   const card = spec.models.find((m) => typeof m.id === 'string');
-  return (
+  const own: string[] = [];
+  const first =
     spec.modelId ??
     spec.labels.model_id ??
+    spec.servedModelName?.[0] ??
     spec.labels.served_model_name ??
     spec.labels.model_path ??
-    (card ? (card.id as string) : null) ??
-    config.modelPath
-  );
+    (card ? (card.id as string) : null);
+  if (first !== null) {
+    own.push(first);
+    if (spec.servedModelName) own.push(...spec.servedModelName);
+  } else if (config.servedModelNames.length > 0) {
+    own.push(...config.servedModelNames);
+  } else if (config.modelPath !== null) {
+    own.push(config.modelPath);
+  }
+  if (own.length > 0 && card && card.id === own[0] && Array.isArray(card.aliases)) {
+    for (const a of card.aliases) if (typeof a === 'string' && a !== '') own.push(a);
+  }
+  return [...new Set(own)];
+}
+
+/** The canonical model id of a worker spec, or null when nothing names the model. */
+export function resolveModelId(spec: WorkerSpec, config: WorkersConfig): string | null {
+  return resolveModelNames(spec, config)[0] ?? null;
 }
 
 export function resolveHealth(spec: WorkerSpec, config: WorkersConfig): ResolvedHealth {
@@ -66,7 +88,8 @@ export function resolveWorker(spec: WorkerSpec, id: string, env: RegistrationEnv
 
   if (env.urlTaken(url)) throw new RegistrationError(`Worker ${url} already exists`);
 
-  const modelId = resolveModelId(spec, config);
+  const modelNames = resolveModelNames(spec, config);
+  const modelId = modelNames[0] ?? null;
   if (zmqIntent && modelId === null) {
     throw new RegistrationError(
       `ZMQ worker ${url} has no model identity: EngineCore does not report a served model name, so --model-path (or a model_id label) is required`,
@@ -137,6 +160,7 @@ export function resolveWorker(spec: WorkerSpec, id: string, env: RegistrationEnv
     handshakeOverride: override,
     handshakeAddress,
     modelId: modelId as string,
+    modelNames,
     tokenizerSource:
       spec.labels.tokenizer_path ?? config.tokenizerPath ?? spec.labels.model_path ?? config.modelPath ?? modelId,
     spec,

@@ -4,17 +4,20 @@
  */
 import type { Logger } from '../util/logger.js';
 import { type RequestNeeds, needsNothing, runtimeServes } from './capabilities.js';
-import { createPolicy, type RoutingPolicy } from './policies/index.js';
-import type { PolicyName } from './types.js';
+import { createPolicy, NO_HINTS, type RoutingHints, type RoutingPolicy } from './policies/index.js';
+import { defaultPolicyOptions, type PolicyName, type PolicyOptions } from './types.js';
 import type { Worker } from './worker.js';
 
 export class WorkerSelector {
   private readonly policies = new Map<string, RoutingPolicy>();
+  /** Models the cache_aware "no KV-event stream" note was logged for (once per model). */
+  private readonly noted = new Set<string>();
 
   constructor(
     readonly policyName: PolicyName,
     private readonly logger: Logger,
     private readonly random: () => number = Math.random,
+    private readonly options: PolicyOptions = defaultPolicyOptions(),
   ) {}
 
   /**
@@ -23,17 +26,24 @@ export class WorkerSelector {
    * the pipeline's own check answers the 400 with its text (a request is refused only when no
    * worker in the pool could serve it).
    */
-  pick(workers: Iterable<Worker>, model: string | null, tokenIds: readonly number[], needs?: RequestNeeds): Worker | null {
+  pick(
+    workers: Iterable<Worker>,
+    model: string | null,
+    tokenIds: readonly number[],
+    needs?: RequestNeeds,
+    hints: RoutingHints = NO_HINTS,
+  ): Worker | null {
     const candidates: Worker[] = [];
     for (const w of workers) if (w.isReady && (model === null || w.modelId === model)) candidates.push(w);
     if (candidates.length === 0) return null;
-    return this.policyFor(model ?? '').select(capable(candidates, needs), tokenIds);
+    return this.policyFor(model ?? '').select(capable(candidates, needs), tokenIds, hints);
   }
 
   workerAdded(worker: Worker): void {
-    if (this.policyName === 'cache_aware') {
+    if (this.policyName === 'cache_aware' && !this.noted.has(worker.modelId)) {
+      this.noted.add(worker.modelId);
       this.logger.warn(
-        `cache_aware policy for model ${worker.modelId} includes ZMQ worker ${worker.url}: the ZMQ transport has no KV-event stream, so cache tracking for it falls back to the approximate prefix tree`,
+        `cache_aware policy for model ${worker.modelId}: ZMQ workers have no KV-event stream, so cache tracking falls back to the approximate prefix tree (logged once per model)`,
       );
     }
   }
@@ -45,7 +55,7 @@ export class WorkerSelector {
   private policyFor(model: string): RoutingPolicy {
     let p = this.policies.get(model);
     if (!p) {
-      p = createPolicy(this.policyName, { modelId: model, logger: this.logger, random: this.random });
+      p = createPolicy(this.policyName, { modelId: model, logger: this.logger, random: this.random, options: this.options });
       this.policies.set(model, p);
     }
     return p;

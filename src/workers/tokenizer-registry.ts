@@ -35,20 +35,34 @@ export type TokenizerLoader<T = unknown> = (src: TokenizerSource) => Promise<T>;
 
 const RETRY_MS = 30_000;
 
+/** A model whose tokenizer could not be loaded: the loader's message and when it failed. */
+export interface TokenizerFailure {
+  message: string;
+  at: number;
+}
+
 /**
- * Loads each model's tokenizer once when its first worker registers. A failed load is retried on
- * the next registration or probe after a back-off, so a transient hub error does not stick.
+ * Loads each model's tokenizer once when its first worker registers. A failed load is reported as
+ * failed (readiness and GET /workers say why) and retried on the next registration or probe after
+ * a back-off, so a transient hub error does not stick.
  */
 export class TokenizerAutoloader {
   private readonly inFlight = new Set<string>();
-  private readonly failedAt = new Map<string, number>();
+  private readonly failures = new Map<string, TokenizerFailure>();
   private warnedNoLoader = false;
 
   constructor(
     private readonly registry: TokenizerRegistry,
     private readonly loader: TokenizerLoader | null,
     private readonly logger: Logger,
+    /** Called after a load of `modelId` settled, either way. */
+    private readonly onSettled: (modelId: string) => void = () => {},
   ) {}
+
+  /** The last failed load of `modelId`, until a load succeeds. */
+  failure(modelId: string): TokenizerFailure | null {
+    return this.failures.get(modelId) ?? null;
+  }
 
   ensure(src: TokenizerSource): void {
     const { modelId } = src;
@@ -60,20 +74,22 @@ export class TokenizerAutoloader {
       }
       return;
     }
-    const last = this.failedAt.get(modelId);
-    if (last !== undefined && Date.now() - last < RETRY_MS) return;
+    const last = this.failures.get(modelId);
+    if (last !== undefined && Date.now() - last.at < RETRY_MS) return;
     this.inFlight.add(modelId);
     this.loader(src).then(
       (tok) => {
         this.inFlight.delete(modelId);
-        this.failedAt.delete(modelId);
+        this.failures.delete(modelId);
         this.registry.register(modelId, tok);
         this.logger.info(`Tokenizer registered for model ${modelId} (source ${src.source})`);
+        this.onSettled(modelId);
       },
       (err: unknown) => {
         this.inFlight.delete(modelId);
-        this.failedAt.set(modelId, Date.now());
+        this.failures.set(modelId, { message: (err as Error).message, at: Date.now() });
         this.logger.error(`Failed to load tokenizer for model ${modelId} from ${src.source}: ${(err as Error).message}`);
+        this.onSettled(modelId);
       },
     );
   }

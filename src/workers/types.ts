@@ -41,6 +41,11 @@ export interface WorkerSpec {
   dpSize: number | null;
   workerType: WorkerType;
   modelId: string | null;
+  /**
+   * `served_model_name` (a string or a list, as vLLM's flag): the first is the id the API reports,
+   * every one is accepted as a request's `model`. Null when absent.
+   */
+  servedModelName: string[] | null;
   labels: Record<string, string>;
   /** Model cards as sent; only `id` is interpreted here. */
   models: Array<Record<string, unknown>>;
@@ -59,6 +64,7 @@ export function defaultSpec(url: string): WorkerSpec {
     dpSize: null,
     workerType: 'regular',
     modelId: null,
+    servedModelName: null,
     labels: {},
     models: [],
     priority: 50,
@@ -71,9 +77,13 @@ export function defaultSpec(url: string): WorkerSpec {
 /** Gateway-wide settings the worker layer needs (a slice of the gateway config). */
 export interface WorkersConfig {
   modelPath: string | null;
+  /** --served-model-name: the API names of workers that carry no model identity of their own. */
+  servedModelNames: readonly string[];
   tokenizerPath: string | null;
   chatTemplate: string | null;
   policy: PolicyName;
+  /** Settings of the hashing and sticky policies (consistent_hashing, prefix_hash, manual). */
+  policyOptions: PolicyOptions;
   dpAware: boolean;
   disableHealthCheck: boolean;
   removeUnhealthyWorkers: boolean;
@@ -86,6 +96,10 @@ export interface WorkersConfig {
   zmqSilenceTimeoutSecs: number;
   /** Delay before the re-probe that follows an engine death (ours; SMG waits a full interval). */
   deadReprobeMs: number;
+  /** --worker-startup-timeout-secs: a worker still pending this long after registering fails. */
+  startupTimeoutSecs: number;
+  /** --worker-startup-check-interval: probe interval while a worker is pending (capped by the health interval). */
+  startupCheckIntervalSecs: number;
 }
 
 export const POLICY_NAMES = [
@@ -95,5 +109,27 @@ export const POLICY_NAMES = [
   'power_of_two',
   'least_load',
   'passthrough',
+  'consistent_hashing',
+  'prefix_hash',
+  'manual',
 ] as const;
 export type PolicyName = (typeof POLICY_NAMES)[number];
+
+/** How `manual` places a routing key it has not seen (SMG's --assignment-mode). */
+export const ASSIGNMENT_MODES = ['random', 'min_load', 'min_group'] as const;
+export type AssignmentMode = (typeof ASSIGNMENT_MODES)[number];
+
+export interface PolicyOptions {
+  /** prefix_hash: leading prompt tokens hashed (SMG --prefix-token-count, default 256). */
+  prefixTokenCount: number;
+  /** prefix_hash: a ring target above this multiple of the mean load is skipped (default 1.25). */
+  prefixHashLoadFactor: number;
+  /** manual: where a new routing key goes. */
+  assignmentMode: AssignmentMode;
+  /** manual: a key unused this long is forgotten (SMG --max-idle-secs, default 4 h; 0 = never). */
+  maxIdleSecs: number;
+}
+
+export function defaultPolicyOptions(): PolicyOptions {
+  return { prefixTokenCount: 256, prefixHashLoadFactor: 1.25, assignmentMode: 'random', maxIdleSecs: 14400 };
+}

@@ -91,6 +91,16 @@ function decodeHealth(obj: Record<string, unknown>): HealthSpec | null {
   return out;
 }
 
+/** `served_model_name`: one name or a non-empty list of names (vLLM's flag takes several). */
+function servedNames(obj: Record<string, unknown>): string[] | null {
+  const v = obj.served_model_name;
+  if (v === undefined || v === null) return null;
+  if (typeof v === 'string') return v === '' ? null : [v];
+  expect('served_model_name', v, Array.isArray(v) && v.every((n) => typeof n === 'string' && n !== ''), 'a string or a sequence of non-empty strings');
+  const names = [...new Set(v as string[])];
+  return names.length > 0 ? names : null;
+}
+
 function asObject(value: unknown, what: string): Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new ShapeError(`invalid type: ${typeName(value)}, expected ${what}`);
@@ -111,6 +121,7 @@ export function decodeWorkerSpec(value: unknown): BodyResult<WorkerSpec> {
     spec.zmqHandshakeAddress = optString(obj, 'zmq_handshake_address');
     spec.dpSize = optNumber(obj, 'dp_size', true, 0);
     spec.modelId = optString(obj, 'model_id');
+    spec.servedModelName = servedNames(obj);
     spec.labels = decodeLabels(obj) ?? {};
     if (obj.models !== undefined && obj.models !== null) {
       expect('models', obj.models, Array.isArray(obj.models), 'a sequence');

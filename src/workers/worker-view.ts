@@ -1,10 +1,12 @@
 /**
  * How workers look on GET /workers: the spec fields (never api_key; empty maps omitted) plus id,
- * model_id, status, is_healthy, load, and per-rank engine state with totals.
+ * model_id (and served_model_names when it has more than one name), status, is_healthy, load,
+ * `reason` (why it does not serve; null when it does), `last_error`, and per-rank engine state
+ * with totals.
  */
 import type { JobStatus } from './jobs.js';
 import type { WorkerSpec } from './types.js';
-import type { Worker } from './worker.js';
+import { errorView, type Worker } from './worker.js';
 
 function specFields(spec: WorkerSpec, into: Record<string, unknown>): void {
   into.worker_type = spec.workerType;
@@ -12,6 +14,7 @@ function specFields(spec: WorkerSpec, into: Record<string, unknown>): void {
   into.cost = spec.cost;
   if (Object.keys(spec.labels).length > 0) into.labels = spec.labels;
   if (spec.models.length > 0) into.models = spec.models;
+  if (spec.servedModelName !== null) into.served_model_name = spec.servedModelName;
   if (Object.keys(spec.health).length > 0) into.health = spec.health;
 }
 
@@ -21,15 +24,18 @@ export function workerEntry(w: Worker): Record<string, unknown> {
     id: w.id,
     url: w.url,
     model_id: w.modelId,
-    connection_mode: 'zmq',
-    runtime_type: w.runtime,
   };
+  if (identity.modelNames.length > 1) entry.served_model_names = identity.modelNames;
+  entry.connection_mode = 'zmq';
+  entry.runtime_type = w.runtime;
   specFields(identity.spec, entry);
   entry.max_connection_attempts = Math.max(identity.health.successThreshold, 1) * 10;
   if (identity.engineCount > 1) entry.dp_size = identity.engineCount;
   if (identity.handshakeOverride !== null) entry.zmq_handshake_address = identity.handshakeOverride;
   entry.is_healthy = w.isReady;
   entry.status = w.status;
+  entry.reason = w.notReadyReason();
+  entry.last_error = errorView(w.lastError);
   entry.load = w.load;
 
   const ranks = w.ranks();

@@ -8,6 +8,7 @@
  * without saying so is still evicted by the next probe (SMG's only path).
  */
 import type { EngineClientApi, EngineError, RankState } from '../engine/client-types.js';
+import { IpcPathError } from '../engine/ipc-path.js';
 import type { RuntimeType } from '../engine/types.js';
 import type { Logger } from '../util/logger.js';
 import type { ConnectEngineFn } from './connect.js';
@@ -23,7 +24,10 @@ export interface WorkerIdentity {
   handshakeOverride: string | null;
   /** The address the driver binds (override or derived), for logs and collision checks. */
   handshakeAddress: string;
+  /** The canonical model id (first served name), reported by /v1/models and responses. */
   modelId: string;
+  /** Every name a request's `model` may use for this worker, canonical first. */
+  modelNames: readonly string[];
   tokenizerSource: string | null;
   spec: WorkerSpec;
   health: ResolvedHealth;
@@ -34,6 +38,20 @@ export interface WorkerEvents {
   onConnected(worker: Worker, revision: number): void;
   /** The live client latched dead (engine died, socket failed, silence…). */
   onDead(worker: Worker, err: EngineError): void;
+  /** A handshake attempt failed (`socket_refused` or `handshake_failed`), for the error counter. */
+  onError?(worker: Worker, errorType: string): void;
+}
+
+/** The last thing that went wrong with a worker, for GET /workers and /readiness. */
+export interface WorkerError {
+  message: string;
+  /** Unix milliseconds. */
+  at: number;
+}
+
+/** A WorkerError as the API shows it (ISO time). */
+export function errorView(e: WorkerError | null): { message: string; at: string } | null {
+  return e === null ? null : { message: e.message, at: new Date(e.at).toISOString() };
 }
 
 export interface WorkerDeps {
@@ -70,6 +88,19 @@ export class Worker {
   private releasing: Promise<void> = Promise.resolve();
   private closed = false;
   private activeRequests = 0;
+  /** Unix ms of registration: `created` of the model on /v1/models. */
+  readonly registeredAt = Date.now();
+  /** Since when the worker is `pending` (registration, or a PUT that reset its transport). */
+  pendingSince = this.registeredAt;
+  /** When the current driver started, and when its sockets were bound (null until then). */
+  private driverStartedAt: number | null = null;
+  private boundAt: number | null = null;
+  /** A socket-path check refused the binds; holds until a later attempt gets past the checks. */
+  private socketRefusal: string | null = null;
+  /** The last handshake failure or engine death; kept after recovery for GET /workers. */
+  lastError: WorkerError | null = null;
+  /** Set by the registry while the worker's model has no tokenizer because its load failed. */
+  tokenizerFailure: string | null = null;
 
   constructor(
     public identity: WorkerIdentity,
@@ -101,6 +132,36 @@ export class Worker {
 
   ranks(): RankState[] {
     return this.client ? this.client.ranks() : [];
+  }
+
+  /** The smallest max_model_len the engines reported at handshake; null before one completed. */
+  get maxModelLen(): number | null {
+    return this.client ? this.client.maxModelLen : null;
+  }
+
+  /**
+   * Why this worker does not serve requests, in words an operator can act on; null when it does.
+   * A ready worker whose model has no tokenizer (the load failed) is not serving either.
+   */
+  notReadyReason(): string | null {
+    if (this.status === 'ready') return this.tokenizerFailure === null ? null : `tokenizer failed: ${this.tokenizerFailure}`;
+    if (this.status === 'draining') return 'draining: the worker is being removed';
+    if (this.socketRefusal !== null) {
+      const what = this.socketRefusal.startsWith('ipc socket path') ? 'socket path' : 'socket directory';
+      return `${what} refused: ${this.socketRefusal}`;
+    }
+    // A failed worker may still have a handshake listening (a late engine promotes it), but
+    // what the operator needs first is why it failed.
+    if (this.status === 'failed' && this.lastError !== null) return `failed: ${this.lastError.message}`;
+    if (this.driver !== null) {
+      const since = this.boundAt ?? this.driverStartedAt ?? Date.now();
+      return `waiting for handshake on ${this.identity.handshakeAddress} since ${new Date(since).toISOString()}`;
+    }
+    if (this.lastError !== null) {
+      const prefix = this.status === 'failed' ? 'failed' : 'not connected';
+      return `${prefix}: ${this.lastError.message}`;
+    }
+    return this.status === 'failed' ? 'failed: no handshake before the probe limit' : 'waiting for the first health probe';
   }
 
   /**
@@ -176,6 +237,8 @@ export class Worker {
     const { identity, deps } = this;
     const driver: Driver = { abort, done: Promise.resolve() };
     this.driver = driver;
+    this.driverStartedAt = Date.now();
+    this.boundAt = null;
     // The engine client logs `Binding ZMQ client for worker …` once its addresses are prepared.
     driver.done = this.releasing
       .then(() => {
@@ -189,6 +252,11 @@ export class Worker {
           silenceTimeoutMs: deps.silenceTimeoutMs,
           logger: deps.logger,
           signal: abort.signal,
+          onBound: () => {
+            if (this.driver !== driver) return;
+            this.boundAt = Date.now();
+            this.socketRefusal = null;
+          },
         });
       })
       .then(
@@ -200,8 +268,11 @@ export class Worker {
           }
           this.driver = null;
           this.client = client;
+          this.socketRefusal = null;
           client.onDead((err) => {
-            if (this.client === client) deps.events.onDead(this, err);
+            if (this.client !== client) return;
+            this.lastError = { message: err.message, at: Date.now() };
+            deps.events.onDead(this, err);
           });
           deps.events.onConnected(this, revision);
         },
@@ -209,6 +280,12 @@ export class Worker {
           if (this.driver === driver) this.driver = null;
           if (abort.signal.aborted) return;
           const msg = err instanceof Error ? err.message : String(err);
+          this.lastError = { message: msg, at: Date.now() };
+          // Path checks and filesystem errors (mkdir EACCES…) come before any bind: a refusal that
+          // repeats on every retry until the operator fixes the directory.
+          const refused = err instanceof IpcPathError || (this.boundAt === null && isErrnoError(err));
+          if (refused) this.socketRefusal = msg;
+          deps.events.onError?.(this, refused ? 'socket_refused' : 'handshake_failed');
           deps.logger.warn(`ZMQ backend handshake failed for ${identity.url}: ${msg}; will retry on the next health probe`);
         },
       );
@@ -256,6 +333,10 @@ export class Worker {
       this.deps.logger.warn(`closing engine client for ${this.url} failed: ${(err as Error).message}`);
     });
   }
+}
+
+function isErrnoError(err: unknown): boolean {
+  return err instanceof Error && typeof (err as NodeJS.ErrnoException).code === 'string' && (err as NodeJS.ErrnoException).syscall !== undefined;
 }
 
 async function withTimeout(p: Promise<unknown>, ms: number): Promise<void> {

@@ -62,7 +62,11 @@ describe('smg launch (e2e)', () => {
     expect(w).toMatchObject({ url: workerUrl(), connection_mode: 'zmq', runtime_type: 'vllm', status: 'pending' });
     const notReady = await fetch(`${base}/readiness`);
     expect(notReady.status).toBe(503);
-    expect(await notReady.json()).toEqual({ status: 'not ready', reason: 'insufficient healthy workers' });
+    expect(await notReady.json()).toMatchObject({
+      status: 'not ready',
+      reason: 'insufficient healthy workers',
+      workers: [{ url: workerUrl(), status: 'pending', reason: expect.stringMatching(`^waiting for handshake on tcp://127.0.0.1:${handshakePortFor(workerUrl())} since `) }],
+    });
 
     const t0 = performance.now();
     engines.push(mockEngine(handshakePortFor(workerUrl())));

@@ -51,6 +51,10 @@ export interface PendingHandshake {
   aborted: boolean;
   complete(): FakeEngineClient;
   fail(message: string): void;
+  /** Rejects with this error (e.g. an IpcPathError, as a refused socket directory). */
+  failWith(err: Error): void;
+  /** Reports the sockets bound (what the real client does once its path checks pass). */
+  bound(): void;
 }
 
 export class FakeConnector {
@@ -79,6 +83,11 @@ export class FakeConnector {
           this.drop(hs);
           reject(new Error(message));
         },
+        failWith: (err) => {
+          this.drop(hs);
+          reject(err);
+        },
+        bound: () => opts.onBound?.(),
       };
       opts.signal.addEventListener('abort', () => {
         hs.aborted = true;

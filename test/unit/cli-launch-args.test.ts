@@ -60,7 +60,11 @@ describe('smg launch flags', () => {
   });
 
   it('usage errors', () => {
-    expect(usageError(['--bogus'])).toBe('Unknown argument: bogus');
+    expect(usageError(['--bogus'])).toBe("unexpected argument '--bogus' found");
+    // No camel-case twin in the message (yargs would say `bogus-flag, bogusFlag`).
+    expect(usageError(['--bogus-flag=1'])).toBe("unexpected argument '--bogus-flag' found");
+    expect(usageError(['--backend', 'sglang', '--worker-urls', 'ipc:///tmp/a'])).toMatch(/^--backend sglang cannot drive ipc:\/\/ workers/);
+    expect(usageError(['--backend', 'openai', '--worker-urls', 'ipc:///tmp/a'])).toMatch(/pass --backend vllm or --backend tokenspeed$/);
     expect(usageError(['--zmq-engine-count', '0'])).toContain("invalid value '0'; expected a count >= 1");
     expect(usageError(['--zmq-engine-count', '-1'])).toContain("invalid value '-1'; expected a count >= 1");
     expect(usageError(['--port', 'abc'])).toBe("invalid value 'abc' for '--port': expected an integer");
@@ -87,6 +91,11 @@ describe('config validation texts', () => {
     [{ queueTimeoutSecs: 0 }, "Invalid value for field 'queue_timeout_secs': 0 - Must be > 0 when queue_size > 0"],
     [{ workerUrls: ['Ipc:///x'] }, "Invalid value for field 'worker_url': Ipc:///x - URL must start with a lowercase http://, https://, grpc://, grpcs://, or ipc:// scheme"],
     [{ policy: 'power_of_two' as const, workerUrls: ['ipc:///a'] }, 'Incompatible configuration: Power-of-two policy requires at least 2 workers'],
+    [{ healthCheckPort: 0 }, "Invalid value for field 'health_check_port': 0 - Port must be > 0 (0 would request an unstable OS-ephemeral port)"],
+    [{ rateLimitTokensPerSecond: -1 }, "Invalid value for field 'rate_limit_tokens_per_second': -1 - Must be >= 0 when specified"],
+    [{ workerStartupTimeoutSecs: 0 }, "Invalid value for field 'worker_startup_timeout_secs': 0 - Must be > 0"],
+    [{ workerStartupCheckInterval: 0 }, "Invalid value for field 'worker_startup_check_interval_secs': 0 - Must be > 0"],
+    [{ policy: 'prefix_hash' as const, prefixHashLoadFactor: 0.5 }, "Invalid value for field 'load_factor': 0.5 - Must be >= 1.0"],
   ])('%j', (over, text) => {
     expect(validateGatewayConfig({ ...base, ...over })).toBe(text);
   });
@@ -100,7 +109,7 @@ describe('runLaunch exit codes', () => {
   it('2 for usage errors, 1 for invalid config, 0 for help', async () => {
     const err = sink();
     expect(await runLaunch(['--nope'], { stderr: err.stream, stdout: sink().stream })).toBe(2);
-    expect(err.text()).toContain('error: Unknown argument: nope');
+    expect(err.text()).toContain("error: unexpected argument '--nope' found");
     const out = sink();
     expect(await runLaunch(['--port', '0'], { stdout: out.stream })).toBe(1);
     expect(out.text()).toContain("Configuration validation failed: Invalid value for field 'port': 0 - Port must be > 0");
@@ -128,5 +137,35 @@ describe('runLaunch exit codes', () => {
       expect(await running).toBe(code);
       expect(log.text()).toContain(`Received ${sig}, shutting down`);
     }
+  });
+});
+
+describe('--log-dir', () => {
+  it('parses into the config, and the logger also writes <dir>/smg.<YYYY-MM-DD>', async () => {
+    const { mkdtempSync, readFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { Writable } = await import('node:stream');
+    const { createLogger } = await import('../../src/util/logger.js');
+    const dir = join(mkdtempSync(join(tmpdir(), 'smg-logdir-')), 'logs');
+    const r = parseLaunchArgv(['--log-dir', dir]);
+    expect(r.kind === 'config' && r.config.logDir).toBe(dir);
+    let terminal = '';
+    const logger = createLogger({ destination: new Writable({ write: (c, _e, cb) => ((terminal += String(c)), cb()) }), logDir: dir });
+    logger.info('hello from the gateway');
+    const file = join(dir, `smg.${new Date().toISOString().slice(0, 10)}`);
+    const deadline = Date.now() + 5000;
+    let text = '';
+    while (Date.now() < deadline) {
+      try {
+        text = readFileSync(file, 'utf8');
+      } catch {
+        text = '';
+      }
+      if (text.includes('hello from the gateway')) break;
+      await new Promise((res) => setTimeout(res, 10));
+    }
+    expect(text).toContain('INFO  hello from the gateway');
+    expect(terminal).toContain('INFO  hello from the gateway');
   });
 });

@@ -6,7 +6,7 @@
 // Skipped: 25/43 (vLLM importability and its strict parser: we never import vLLM; unknown engine
 // flags go to the engine, which rejects them itself).
 import { describe, expect, it } from 'vitest';
-import { parseServeArgs, TOKENSPEED_ZMQ_ONLY, type ServeConfig } from '../../src/cli/serve/serve-args.js';
+import { BACKEND_MISSING, MODE_MISSING, parseServeArgs, TOKENSPEED_ZMQ_ONLY, type ServeConfig } from '../../src/cli/serve/serve-args.js';
 
 const ZMQ_VLLM = ['--backend', 'vllm', '--connection-mode', 'zmq', '--model', 'm'];
 
@@ -109,9 +109,12 @@ describe('serve validation (exit 2)', () => {
   });
 
   it('exits 2 with no usable engine: empty argv, sglang, vLLM outside zmq (§3.34–36, §3.40)', () => {
-    expect(usage([])).toContain('backend sglang is not supported');
+    // Defaults the user never typed are not named: say which flag is missing.
+    expect(usage([])).toBe(BACKEND_MISSING);
+    expect(usage(['--connection-mode', 'zmq', '--model', 'm'])).toBe(BACKEND_MISSING);
     expect(usage(['--backend', 'sglang'])).toContain('backend sglang is not supported');
-    expect(usage(['--backend', 'vllm'])).toContain('connection-mode grpc is not supported');
+    expect(usage(['--backend', 'vllm'])).toBe(MODE_MISSING);
+    expect(usage(['--backend', 'vllm', '--connection-mode', 'grpc'])).toContain('connection-mode grpc is not supported');
     expect(usage(['--backend', 'vllm', '--connection-mode', 'http'])).toContain('connection-mode http is not supported');
   });
 

@@ -94,6 +94,10 @@ describe('buildGatewayConfig', () => {
     expect(buildGatewayConfig(input({ engineArgs, router: { 'reasoning-parser': 'base' } }), [URL0]).config.other['reasoning-parser']).toBe('base');
     expect(buildGatewayConfig(input({ engineArgs, router: { 'disable-arg-fallback': true } }), [URL0]).config.other).toEqual({});
     expect(buildGatewayConfig(input({ backend: 'tokenspeed', engineArgs }), [URL0]).config.other).toEqual({});
+    // vLLM's --served-model-name names the model the gateway serves too.
+    const served = buildGatewayConfig(input({ engineArgs: ['--served-model-name', 'Qwen/Qwen3-8B'] }), [URL0]).config;
+    expect(served.other['served-model-name']).toBe('Qwen/Qwen3-8B');
+    expect(toLaunchArgv(served)).toContain('--served-model-name=Qwen/Qwen3-8B');
   });
 
   it('serve --host/--port become the gateway host/port; other router values pass through', () => {

@@ -39,7 +39,7 @@ describe('probes', () => {
     const { app, ctx, fake } = setup();
     const r1 = await app.request('/readiness');
     expect(r1.status).toBe(503);
-    expect(await r1.json()).toEqual({ status: 'not ready', reason: 'insufficient healthy workers' });
+    expect(await r1.json()).toEqual({ status: 'not ready', reason: 'insufficient healthy workers', workers: [] });
 
     ctx.workers.addStartupWorkers([URL_A, URL_B], 'vllm', null);
     await waitFor(() => fake.pending.length === 2);
@@ -48,7 +48,7 @@ describe('probes', () => {
     await waitFor(() => ctx.workers.list()[0].isReady);
     const r2 = await app.request('/readiness');
     expect(r2.status).toBe(503);
-    expect(await r2.json()).toEqual({ status: 'not ready', reason: 'tokenizer not yet registered' });
+    expect(await r2.json()).toMatchObject({ status: 'not ready', reason: 'tokenizer not yet registered' });
 
     ctx.tokenizers.register('m', { fake: true });
     const r3 = await app.request('/readiness');
@@ -97,10 +97,16 @@ describe('routes', () => {
     expect(await none.json()).toEqual({
       error: { message: 'No models available', type: 'service_unavailable_error', param: null, code: 'service_unavailable' },
     });
+    const before = Math.floor(Date.now() / 1000);
     ctx.workers.addStartupWorkers([URL_A, URL_B], 'vllm', null);
     await ctx.workers.settled();
     const res = await app.request('/v1/models');
-    expect(await res.json()).toEqual({ object: 'list', data: [{ id: 'm', object: 'model', created: 0, owned_by: 'self_hosted' }] });
+    const body = (await res.json()) as { object: string; data: Record<string, unknown>[] };
+    expect(body.object).toBe('list');
+    // Pending workers: no engine has reported max_model_len yet, and no tokenizer config is loaded.
+    expect(body.data).toEqual([{ id: 'm', object: 'model', created: expect.any(Number), owned_by: 'self_hosted', root: 'm', parent: null, max_model_len: null }]);
+    expect(body.data[0].created).toBeGreaterThanOrEqual(before);
+    expect(body.data[0].created).toBeLessThanOrEqual(Math.floor(Date.now() / 1000));
   });
 
   it('unknown routes are a JSON 404 in the gateway envelope', async () => {

@@ -349,9 +349,9 @@ describe('removal and updates', () => {
 describe('readiness', () => {
   it('insufficient workers → tokenizer gate → ready', async () => {
     const { mgr, fake, tokenizers } = setup();
-    expect(mgr.readiness()).toEqual({ ready: false, reason: 'insufficient healthy workers' });
+    expect(mgr.readiness()).toEqual({ ready: false, reason: 'insufficient healthy workers', workers: [] });
     await addReady(mgr, fake);
-    expect(mgr.readiness()).toEqual({ ready: false, reason: 'tokenizer not yet registered' });
+    expect(mgr.readiness()).toMatchObject({ ready: false, reason: 'tokenizer not yet registered' });
     tokenizers.register('m', {});
     expect(mgr.readiness()).toEqual({ ready: true, healthyWorkers: 1, totalWorkers: 1 });
     mgr.submitAdd({ ...defaultSpec(URL_B), runtimeType: 'vllm' });

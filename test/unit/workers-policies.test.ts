@@ -144,12 +144,15 @@ describe('selector', () => {
     expect(new Set([1, 2, 3, 4].map(() => sel.pick(ws, null, [])?.id))).toEqual(new Set(['r', 'o']));
   });
 
-  it('cache_aware logs that ZMQ has no KV events', () => {
+  it('cache_aware logs that ZMQ has no KV events, once per model', () => {
     const cap = captureLogger();
     const sel = new WorkerSelector('cache_aware', cap.logger);
     sel.workerAdded(fakeWorker('a', 'pending', 'llama'));
-    expect(cap.find(
-      'cache_aware policy for model llama includes ZMQ worker ipc:///tmp/a: the ZMQ transport has no KV-event stream, so cache tracking for it falls back to the approximate prefix tree',
-    )).toHaveLength(1);
+    sel.workerAdded(fakeWorker('b', 'pending', 'llama'));
+    sel.workerAdded(fakeWorker('c', 'pending', 'qwen'));
+    const note = (m: string) =>
+      `cache_aware policy for model ${m}: ZMQ workers have no KV-event stream, so cache tracking falls back to the approximate prefix tree (logged once per model)`;
+    expect(cap.find(note('llama'))).toHaveLength(1);
+    expect(cap.find(note('qwen'))).toHaveLength(1);
   });
 });

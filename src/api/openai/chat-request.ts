@@ -9,8 +9,8 @@ import { parseToolSelection } from './tool-choice.js';
 /** Parse, normalize and validate a /v1/chat/completions body (request-pipeline §3.1.1–§3.1.3). */
 export function parseChatRequest(raw: unknown): ChatRequest {
   const body = asBody(raw);
-  const model = optString(body, 'model');
-  if (!model) throw invalid('model: field is required');
+  // Absent or empty: the only served model (vLLM's behaviour), resolved by the pipeline.
+  const model = optString(body, 'model') ?? '';
   const messages = parseMessages(body);
   const sampling = parseSamplingRequest(body, { maxTokenKeys: ['max_completion_tokens', 'max_tokens'], maxN: 10 });
 

@@ -10,8 +10,8 @@ function isTokenIds(v: unknown): v is number[] {
 /** Parse a /v1/completions body: a string, an array of strings, token ids, or arrays of token ids. */
 export function parseCompletionRequest(raw: unknown): CompletionRequest {
   const body = asBody(raw);
-  const model = optString(body, 'model');
-  if (!model) throw invalid('model: field is required');
+  // Absent or empty: the only served model (vLLM's behaviour), resolved by the pipeline.
+  const model = optString(body, 'model') ?? '';
   const sampling = parseSamplingRequest(body, { maxTokenKeys: ['max_tokens'], maxN: 128 });
   const prompts = parsePrompts(body.prompt);
   const bestOf = optNumber(body, 'best_of', { min: 1, integer: true });

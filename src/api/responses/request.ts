@@ -45,8 +45,8 @@ export function parseResponsesRequest(raw: unknown): ResponsesRequest {
   for (const [key, present, message] of STATEFUL) {
     if (present(body[key])) throw new PipelineError(400, 'unsupported_parameter', message, true, key);
   }
-  const model = optString(body, 'model');
-  if (!model) throw invalid('model: field is required', 'model');
+  // Absent or empty: the only served model (vLLM's behaviour), resolved by the pipeline.
+  const model = optString(body, 'model') ?? '';
   const instructions = optString(body, 'instructions');
   const messages = inputMessages(body.input, instructions);
   const maxOutputTokens = optNumber(body, 'max_output_tokens', { min: 1, integer: true, message: 'max_output_tokens: must be at least 1' });

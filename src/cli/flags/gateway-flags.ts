@@ -6,7 +6,7 @@
  */
 import { reasoningParserNames } from '../../pipeline/parsers/reasoning/registry.js';
 import { toolParserNames } from '../../pipeline/parsers/tools/registry.js';
-import { POLICY_NAMES } from '../../workers/types.js';
+import { ASSIGNMENT_MODES, POLICY_NAMES } from '../../workers/types.js';
 import type { FlagDef, FlagScope } from './flag-def.js';
 
 // Every registered parser name; the help text lists them all.
@@ -17,7 +17,6 @@ const GATEWAY_BACKENDS = ['sglang', 'openai', 'anthropic', 'vllm', 'tokenspeed',
 const BOTH: readonly FlagScope[] = ['launch', 'router'];
 const LAUNCH_ONLY: readonly FlagScope[] = ['launch'];
 const ROUTER_ONLY: readonly FlagScope[] = ['router'];
-const COMPAT = 'accepted for SMG compatibility and ignored, with a warning';
 
 export const GATEWAY_FLAGS: readonly FlagDef[] = [
   // ---- Workers
@@ -28,13 +27,20 @@ export const GATEWAY_FLAGS: readonly FlagDef[] = [
   },
   {
     name: 'backend', aliases: ['runtime'], key: 'backend', type: 'string', applies: BOTH, group: 'Workers', choices: GATEWAY_BACKENDS,
-    describe: 'Runtime of the startup ZMQ workers (vllm or tokenspeed); anything else defaults them to vLLM with a warning',
+    describe: 'Runtime of the startup ipc:// workers: vllm or tokenspeed; unset defaults them to vLLM with a warning, and any other backend with ipc:// workers is a usage error',
     routerDescribe: "Checked against the choices, then replaced by serve's --backend, since the ZMQ handshake cannot tell the engine types apart",
   },
   {
     name: 'model-path', aliases: ['model'], key: 'modelPath', type: 'string', applies: BOTH, group: 'Workers', metavar: '<MODEL>',
     describe: 'Model id of ZMQ workers and the tokenizer source (required for ZMQ)',
     routerDescribe: "Model id of the ZMQ workers and the tokenizer source [default: the engine's --model, unless --router-disable-arg-fallback]",
+  },
+  {
+    name: 'served-model-name', key: 'servedModelNames', type: 'list', applies: BOTH, group: 'Workers', metavar: '<NAME>...',
+    describe:
+      "API model names of the ZMQ workers, as vLLM's flag: the first is the id /v1/models and responses report, every one is accepted as a request's model [default: the model path]",
+    routerDescribe:
+      "API model names of the ZMQ workers (the first is reported, all are accepted) [default: the engine's --served-model-name with --backend vllm, else the model path]",
   },
   { name: 'tokenizer-path', key: 'tokenizerPath', type: 'string', applies: BOTH, group: 'Workers', metavar: '<PATH>', describe: 'Tokenizer source overriding the model path' },
   { name: 'chat-template', key: 'chatTemplate', type: 'string', applies: BOTH, group: 'Workers', metavar: '<PATH>', describe: 'Chat template file for gateway-side templating' },
@@ -58,8 +64,25 @@ export const GATEWAY_FLAGS: readonly FlagDef[] = [
   // ---- Routing
   {
     name: 'policy', key: 'policy', type: 'string', applies: BOTH, group: 'Routing', choices: POLICY_NAMES,
-    describe: 'Routing policy across workers',
-    routerDescribe: 'Routing policy across workers; forced to passthrough when --dp-size is 1',
+    describe:
+      'Routing policy across workers. consistent_hashing: X-SMG-Target-Worker (0-based index), else X-SMG-Routing-Key, else Authorization / X-Forwarded-For / Cookie on a hash ring, else random; prefix_hash: the first --prefix-token-count prompt tokens (or X-SMG-Routing-Key) on a hash ring, bounded by --prefix-hash-load-factor; manual: X-SMG-Routing-Key pinned to a worker (--assignment-mode places new keys)',
+    routerDescribe: 'Routing policy across workers; forced to passthrough when --dp-size is 1 (the hashing policies: smg launch --help)',
+  },
+  {
+    name: 'prefix-token-count', key: 'prefixTokenCount', type: 'int', applies: BOTH, group: 'Routing', range: 'positive',
+    describe: 'prefix_hash: leading prompt tokens hashed onto the ring',
+  },
+  {
+    name: 'prefix-hash-load-factor', key: 'prefixHashLoadFactor', type: 'number', applies: BOTH, group: 'Routing', metavar: '<F>',
+    describe: 'prefix_hash: a ring target loaded above this multiple of the mean (and the mean + 10) is passed over for the least-loaded worker',
+  },
+  {
+    name: 'assignment-mode', key: 'assignmentMode', type: 'string', applies: BOTH, group: 'Routing', choices: ASSIGNMENT_MODES,
+    describe: 'manual: where a routing key seen for the first time goes (random worker, fewest requests in flight, fewest keys)',
+  },
+  {
+    name: 'max-idle-secs', key: 'maxIdleSecs', type: 'int', applies: BOTH, group: 'Routing', metavar: '<SECS>', range: 'nonNegative',
+    describe: 'manual: routing keys unused this long are forgotten (0 = never)',
   },
   {
     name: 'disable-retries', key: 'disableRetries', type: 'bool', applies: BOTH, group: 'Routing',
@@ -102,17 +125,38 @@ export const GATEWAY_FLAGS: readonly FlagDef[] = [
     name: 'health-success-threshold', key: 'healthSuccessThreshold', type: 'int', applies: BOTH, group: 'Health',
     describe: 'Consecutive successes before not_ready → ready (ZMQ promotes on handshake)',
   },
-  { name: 'health-check-endpoint', type: 'string', applies: ROUTER_ONLY, group: 'Health', metavar: '<PATH>', compat: true, describe: `SMG's probe path for HTTP workers; ${COMPAT}` },
-  { name: 'health-check-port', type: 'int', applies: ROUTER_ONLY, group: 'Health', metavar: '<PORT>', compat: true, describe: `SMG's probe-only listener; ${COMPAT}` },
+  {
+    name: 'health-check-endpoint', key: 'healthCheckEndpoint', type: 'string', applies: BOTH, group: 'Health', metavar: '<PATH>',
+    describe: 'Probe path of HTTP workers; ZMQ workers are probed locally and never use it',
+  },
+  {
+    name: 'health-check-port', key: 'healthCheckPort', type: 'int', applies: BOTH, group: 'Health', metavar: '<PORT>',
+    describe: 'Also serve /liveness, /readiness and /health alone on this port of the gateway host (must be > 0)',
+  },
+  {
+    name: 'worker-startup-timeout-secs', key: 'workerStartupTimeoutSecs', type: 'int', applies: BOTH, group: 'Health', metavar: '<SECS>',
+    describe: 'A worker whose engines have not completed the handshake this long after it registered is marked failed',
+  },
+  {
+    name: 'worker-startup-check-interval', key: 'workerStartupCheckInterval', type: 'int', applies: BOTH, group: 'Health', metavar: '<SECS>',
+    describe: 'Probe interval of a worker still waiting for its handshake (never slower than --health-check-interval-secs)',
+  },
   // ---- Limits
   { name: 'max-concurrent-requests', key: 'maxConcurrentRequests', type: 'int', applies: BOTH, group: 'Limits', describe: 'Concurrent inference requests allowed (-1 = no cap)' },
   { name: 'queue-size', key: 'queueSize', type: 'int', applies: BOTH, group: 'Limits', describe: 'Requests allowed to wait for a slot when capped (0 = refuse at once with 429)' },
   { name: 'queue-timeout-secs', key: 'queueTimeoutSecs', type: 'int', applies: BOTH, group: 'Limits', metavar: '<SECS>', describe: 'Longest wait for a slot' },
-  { name: 'rate-limit-tokens-per-second', type: 'int', applies: ROUTER_ONLY, group: 'Limits', compat: true, describe: `SMG's token-bucket refill rate; ${COMPAT}` },
+  {
+    name: 'rate-limit-tokens-per-second', key: 'rateLimitTokensPerSecond', type: 'int', applies: BOTH, group: 'Limits', metavar: '<N>',
+    describe:
+      'Refill rate of the --max-concurrent-requests token bucket: besides the tokens finished requests return, this many per second drip in, up to the cap (0 or unset: a plain concurrency cap)',
+  },
   // ---- Logging
   { name: 'log-level', key: 'logLevel', type: 'string', applies: BOTH, group: 'Logging', choices: ['debug', 'info', 'warn', 'error'], describe: 'Log level' },
   { name: 'log-json', key: 'logJson', type: 'bool', applies: BOTH, group: 'Logging', describe: 'Log JSON lines' },
-  { name: 'log-dir', type: 'string', applies: ROUTER_ONLY, group: 'Logging', metavar: '<DIR>', compat: true, describe: `SMG's log directory (logs go to stdout here); ${COMPAT}` },
+  {
+    name: 'log-dir', key: 'logDir', type: 'string', applies: BOTH, group: 'Logging', metavar: '<DIR>',
+    describe: 'Also write the log to a daily file <DIR>/smg.<YYYY-MM-DD> (created if missing)',
+  },
   // ---- Tuning
   {
     name: 'zmq-stage-timeout-secs', key: 'zmqStageTimeoutSecs', type: 'number', applies: BOTH, group: 'Tuning', metavar: '<SECS>', range: 'positive',

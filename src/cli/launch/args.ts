@@ -25,6 +25,21 @@ function fromYargs(def: FlagDef, v: unknown): FlagValue | undefined {
   return String(last ?? '');
 }
 
+/**
+ * yargs' `Unknown argument(s): a, b` in the Rust gateway's (clap's) words, naming the first
+ * token as the user typed it: `unexpected argument '--bogus-flag' found`.
+ */
+function clapMessage(message: string, argv: readonly string[]): string {
+  const m = /^Unknown arguments?: (.+)$/.exec(message);
+  if (!m) return message;
+  const first = m[1].split(', ')[0];
+  const typed = argv.find((t) => t.split('=')[0].replace(/^-+/, '') === first) ?? first;
+  return `unexpected argument '${typed.split('=')[0]}' found`;
+}
+
+/** The startup ipc:// workers speak a ZMQ dialect; only these backends name one. */
+const ZMQ_BACKENDS = ['vllm', 'tokenspeed'];
+
 export function parseLaunchArgv(argv: readonly string[]): LaunchParse {
   // Help first, whatever else is on the line (yargs' own help is off).
   if (argv.includes('--help') || argv.includes('-h')) return { kind: 'help', text: launchHelp() };
@@ -35,9 +50,10 @@ export function parseLaunchArgv(argv: readonly string[]): LaunchParse {
     .version(false)
     .strict()
     .exitProcess(false)
-    .parserConfiguration({ 'parse-positional-numbers': false, 'boolean-negation': false })
+    // No camel-case aliases: yargs would report `--bogus-flag` as "bogus-flag, bogusFlag".
+    .parserConfiguration({ 'parse-positional-numbers': false, 'boolean-negation': false, 'camel-case-expansion': false })
     .fail((msg: string | null, err: Error | undefined) => {
-      throw new LaunchUsageError(err?.message ?? msg ?? 'invalid arguments');
+      throw new LaunchUsageError(clapMessage(err?.message ?? msg ?? 'invalid arguments', argv));
     });
   for (const def of flags) {
     y = y.option(def.name, {
@@ -51,7 +67,13 @@ export function parseLaunchArgv(argv: readonly string[]): LaunchParse {
     const parsed = y.parseSync() as Record<string, unknown>;
     const values: Record<string, FlagValue | undefined> = {};
     for (const def of flags) values[def.name] = fromYargs(def, parsed[def.name]);
-    return { kind: 'config', config: gatewayConfigFromFlags(values) };
+    const config = gatewayConfigFromFlags(values);
+    if (config.backend !== null && !ZMQ_BACKENDS.includes(config.backend) && config.workerUrls.some((u) => u.startsWith('ipc://'))) {
+      throw new LaunchUsageError(
+        `--backend ${config.backend} cannot drive ipc:// workers: ZMQ direct workers speak the vllm or tokenspeed wire, so pass --backend vllm or --backend tokenspeed`,
+      );
+    }
+    return { kind: 'config', config };
   } catch (err) {
     return { kind: 'error', message: (err as Error).message };
   }

@@ -58,7 +58,7 @@ const DECIDED = new Set([
  * Nullable gateway settings whose name vLLM's engine parser also defines, so SMG's fallback rule
  * can fill them from the engine args. TokenSpeed's stub exposes only model/tp: nothing falls back.
  */
-const VLLM_FALLBACK_SETTINGS: readonly string[] = ['reasoning-parser'];
+const VLLM_FALLBACK_SETTINGS: readonly string[] = ['reasoning-parser', 'served-model-name'];
 
 export function buildGatewayConfig(input: GatewayInput, workerUrls: readonly string[]): GatewayConfigResult {
   const router = input.router;

@@ -16,6 +16,13 @@ import { CONNECTION_MODES, SERVE_BACKENDS } from '../flags/serve-flags.js';
 import { routerFlag, serveFlag } from '../flags/table.js';
 import { splitServeArgv, type SplitOptions } from './argv-split.js';
 
+/** Without --backend (and $SMG_DEFAULT_BACKEND) the default is sglang, which the user never typed. */
+export const BACKEND_MISSING =
+  '--backend is required: pass --backend vllm or --backend tokenspeed (with --connection-mode zmq)';
+/** Without --connection-mode the default is grpc, which the user never typed. */
+export const MODE_MISSING =
+  '--connection-mode zmq is required: this smg talks to headless engines over ZeroMQ only';
+
 export const TOKENSPEED_ZMQ_ONLY =
   'TokenSpeed backend only supports --connection-mode zmq (the headless engine speaks the ZMQ direct-backend wire)';
 
@@ -100,16 +107,21 @@ export function parseServeArgs(argv: readonly string[], opts: ServeParseOptions 
   if (!(CONNECTION_MODES as readonly string[]).includes(mode)) {
     return fail(`argument --connection-mode: invalid choice: '${mode}' (choose from ${quotedChoices(CONNECTION_MODES)})`);
   }
+  const backendTyped = lastValue(serve['backend']) !== undefined || !!env.SMG_DEFAULT_BACKEND;
+  const modeTyped = lastValue(serve['connection-mode']) !== undefined;
   if (mode === 'zmq' && backend !== 'vllm' && backend !== 'tokenspeed') {
+    if (!backendTyped) return fail(BACKEND_MISSING);
     return fail(`connection-mode zmq is only supported for the vllm and tokenspeed backends, not ${backend}`);
   }
   if (serve['help'] === true) return { kind: 'help' };
 
   if (backend === 'tokenspeed' && mode !== 'zmq') return fail(TOKENSPEED_ZMQ_ONLY);
   if (backend !== 'vllm' && backend !== 'tokenspeed') {
+    if (!backendTyped) return fail(BACKEND_MISSING);
     return fail(`backend ${backend} is not supported by this smg; use --backend vllm or --backend tokenspeed with --connection-mode zmq`);
   }
   if (mode !== 'zmq') {
+    if (!modeTyped) return fail(MODE_MISSING);
     return fail(`connection-mode ${mode} is not supported by this smg; use --connection-mode zmq (the gateway talks to headless engines over ZeroMQ)`);
   }
 

@@ -27,7 +27,7 @@ export function registerInferenceRoutes(app: Hono<AppEnv>, ctx: GatewayContext):
         raw: outgoing ? rawResponse(outgoing) : undefined,
         requestId: c.get('requestId'),
         signal: c.req.raw.signal,
-        services: ctx.services,
+        services: ctx.servicesFor(c.req.raw.headers),
       });
     });
   }

@@ -3,7 +3,8 @@
  * engine ranks (a grouped worker picks its rank itself).
  */
 import type { Logger } from '../../util/logger.js';
-import type { PolicyName } from '../types.js';
+import type { PolicyName, PolicyOptions } from '../types.js';
+import type { RoutingHints } from './routing-hints.js';
 
 export interface RoutableWorker {
   readonly id: string;
@@ -13,8 +14,11 @@ export interface RoutableWorker {
 
 export interface RoutingPolicy {
   readonly name: PolicyName;
-  /** `candidates` is non-empty, ready only, in registration order. */
-  select<W extends RoutableWorker>(candidates: readonly W[], tokenIds: readonly number[]): W;
+  /**
+   * `candidates` is non-empty, ready only, in registration order; `hints` are the request's
+   * routing headers. May throw RoutingError to refuse the request.
+   */
+  select<W extends RoutableWorker>(candidates: readonly W[], tokenIds: readonly number[], hints?: RoutingHints): W;
   /** Drops any per-worker state (cache trees) when a worker leaves. */
   removeWorker?(workerId: string): void;
 }
@@ -24,6 +28,10 @@ export interface PolicyEnv {
   logger: Logger;
   /** Uniform [0, 1); injected so tests are deterministic. */
   random: () => number;
+  /** Defaults to defaultPolicyOptions(). */
+  options?: PolicyOptions;
+  /** Injected clock (ms) for idle eviction. */
+  now?: () => number;
 }
 
 /**
