@@ -28,7 +28,7 @@ export interface PreparedChat extends GenerationSpec {
   promptTokens: number;
 }
 
-function chatFormat(services: PipelineServices, req: ChatGenerationRequest, ctx: ModelContext): ChatFormat {
+function chatFormat(services: PipelineServices, req: ChatGenerationRequest, ctx: ModelContext): Promise<ChatFormat> {
   const tools = req.tools ? filterTools(req.tools, req.toolSelection) : undefined;
   return ctx.harmony ? harmonyFormat(req, ctx, tools) : templateFormat(services, req, ctx, tools);
 }
@@ -37,16 +37,16 @@ function chatFormat(services: PipelineServices, req: ChatGenerationRequest, ctx:
  * The templated prompt's length for a chat request, tools filtered as `prepareChat` does; no worker
  * is picked and no engine is involved (Anthropic's count_tokens).
  */
-export function countChatPromptTokens(services: PipelineServices, req: ChatGenerationRequest): number {
+export async function countChatPromptTokens(services: PipelineServices, req: ChatGenerationRequest): Promise<number> {
   const ctx = modelContextFor(services, req.model);
-  return chatFormat(services, req, ctx).promptIds.length;
+  return (await chatFormat(services, req, ctx)).promptIds.length;
 }
 
 export { renderChatPrompt };
 
-export function prepareChat(services: PipelineServices, req: ChatGenerationRequest, requestId: string): PreparedChat {
+export async function prepareChat(services: PipelineServices, req: ChatGenerationRequest, requestId: string): Promise<PreparedChat> {
   const ctx = modelContextFor(services, req.model);
-  const format = chatFormat(services, req, ctx);
+  const format = await chatFormat(services, req, ctx);
   const { promptIds } = format;
   const { worker, client } = acquireWorker(services, req.model, promptIds);
   const decision = format.decide(worker.runtime);
