@@ -97,7 +97,7 @@ function oneMessage(rand: () => number, chars: number): RenderRequest {
 
 // ---- variants ----------------------------------------------------------------------------------
 
-type Prepare = (req: RenderRequest) => Promise<number[]> | number[];
+type Prepare = (req: RenderRequest) => Promise<unknown> | unknown;
 
 const native = loadNativeEncoder(tok.directory);
 if (typeof native === 'string') console.log(`native binding unavailable: ${native}`);

@@ -46,7 +46,7 @@ export interface PromptEncoding {
 /** Renders `request` with `template` and encodes it (ChatTemplateError when the template raises). */
 export async function encodeChatPrompt(enc: PromptEncoding, template: ChatTemplate, request: RenderRequest): Promise<number[]> {
   if (enc.pool && hasAtLeastChars(request, OFF_LOOP_MIN_CHARS)) {
-    const ids = enc.pool.encodeChat(request);
+    const ids = await enc.pool.encodeChat(request);
     if (ids) return ids;
   }
   return enc.tokenizer.encode(template.render(request), false);
@@ -55,7 +55,7 @@ export async function encodeChatPrompt(enc: PromptEncoding, template: ChatTempla
 /** Encodes text without special tokens. */
 export async function encodePromptText(enc: PromptEncoding, text: string): Promise<number[]> {
   if (enc.pool && text.length >= OFF_LOOP_MIN_CHARS) {
-    const ids = enc.pool.encodeText(text);
+    const ids = await enc.pool.encodeText(text);
     if (ids) return ids;
   }
   return enc.tokenizer.encode(text, false);

@@ -24,7 +24,7 @@ export type PromptPoolEvent =
   | { kind: 'exit'; message: string; replacing: boolean };
 
 interface Pending {
-  resolve(ids: number[]): void;
+  resolve(ids: number[] | null): void;
   reject(err: Error): void;
 }
 
@@ -84,13 +84,16 @@ export class PromptPool {
     return n;
   }
 
-  /** Renders with the model's chat template and encodes; null when no thread is ready. */
-  encodeChat(request: RenderRequest): Promise<number[]> | null {
+  /**
+   * Renders with the model's chat template and encodes. Null when no thread is ready, and
+   * resolves to null when the thread declined the text (the caller then does it on the loop).
+   */
+  encodeChat(request: RenderRequest): Promise<number[] | null> | null {
     return this.submit({ id: 0, op: 'chat', request });
   }
 
-  /** Encodes plain text; null when no thread is ready. */
-  encodeText(text: string): Promise<number[]> | null {
+  /** Encodes plain text; null as for `encodeChat`. */
+  encodeText(text: string): Promise<number[] | null> | null {
     return this.submit({ id: 0, op: 'text', text });
   }
 
@@ -121,7 +124,7 @@ export class PromptPool {
     await Promise.all(exits);
   }
 
-  private submit(job: PromptJob): Promise<number[]> | null {
+  private submit(job: PromptJob): Promise<number[] | null> | null {
     let best: Slot | null = null;
     for (const s of this.slots) {
       if (s?.ready && (best === null || s.pending.size < best.pending.size)) best = s;
@@ -131,7 +134,7 @@ export class PromptPool {
     job.id = this.nextId++;
     // Only a thread with work keeps the process alive.
     if (slot.pending.size === 0) slot.worker.ref();
-    return new Promise<number[]>((resolve, reject) => {
+    return new Promise<number[] | null>((resolve, reject) => {
       slot.pending.set(job.id, { resolve, reject });
       slot.worker.postMessage(job);
     });
@@ -199,6 +202,7 @@ export class PromptPool {
     slot.pending.delete(reply.id);
     if (slot.pending.size === 0) slot.worker.unref();
     if ('ids' in reply) pending.resolve(toNumbers(reply.ids));
+    else if ('declined' in reply) pending.resolve(null);
     else if (reply.error === 'template') pending.reject(new ChatTemplateError(reply.message));
     else pending.reject(tokenizationFailed(reply.message));
   }

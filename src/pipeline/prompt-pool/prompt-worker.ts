@@ -31,7 +31,20 @@ async function libEncoder(): Promise<TextEncoder> {
   return (text) => (text === '' ? [] : lib.encode(text, { add_special_tokens: false }).ids);
 }
 
-async function start(): Promise<{ encode: TextEncoder; template: ChatTemplate | null; hello: WorkerHello }> {
+interface Encoder {
+  encode: TextEncoder;
+  /**
+   * The binding receives text as UTF-8, so a lone surrogate reaches it as U+FFFD, while the JS
+   * library splits the text with the surrogate still in it (and only then writes U+FFFD bytes):
+   * pre-tokenizer classes can differ (DeepSeek-V3's do). Such text is left to the event loop.
+   */
+  exact: (text: string) => boolean;
+}
+
+const anyText = () => true;
+const wellFormed = (text: string) => (text as string & { isWellFormed(): boolean }).isWellFormed();
+
+async function start(): Promise<{ encoder: Encoder; template: ChatTemplate | null; hello: WorkerHello }> {
   const template = init.template ? ChatTemplate.compile(init.template.source, init.template.specials) : null;
   let note: string | null = null;
   if (init.encoder === 'native') {
@@ -40,18 +53,20 @@ async function start(): Promise<{ encode: TextEncoder; template: ChatTemplate | 
       note = native;
     } else {
       const wrong = await firstMismatch(native);
-      if (wrong === null) return { encode: native, template, hello: { ready: true, encoder: 'native', note } };
+      if (wrong === null) {
+        return { encoder: { encode: native, exact: wellFormed }, template, hello: { ready: true, encoder: 'native', note } };
+      }
       note = `the tokenizers binding encodes ${JSON.stringify(wrong.slice(0, 80))} differently from the JS library`;
     }
   }
   const encode = await libEncoder();
   const wrong = await firstMismatch(encode);
   if (wrong !== null) throw new Error(`the worker's tokenizer encodes ${JSON.stringify(wrong.slice(0, 80))} differently`);
-  const encoder: EncoderKind = 'js';
-  return { encode, template, hello: { ready: true, encoder, note } };
+  const kind: EncoderKind = 'js';
+  return { encoder: { encode, exact: anyText }, template, hello: { ready: true, encoder: kind, note } };
 }
 
-async function run(job: PromptJob, encode: TextEncoder, template: ChatTemplate | null): Promise<PromptReply> {
+async function run(job: PromptJob, encoder: Encoder, template: ChatTemplate | null): Promise<PromptReply> {
   try {
     let text: string;
     if (job.op === 'text') {
@@ -60,7 +75,8 @@ async function run(job: PromptJob, encode: TextEncoder, template: ChatTemplate |
       if (!template) throw new Error('this worker has no chat template');
       text = template.render(job.request);
     }
-    const ids = Uint32Array.from(await encode(text));
+    if (!encoder.exact(text)) return { id: job.id, declined: true };
+    const ids = Uint32Array.from(await encoder.encode(text));
     return { id: job.id, ids };
   } catch (err) {
     const kind = err instanceof ChatTemplateError ? 'template' : 'failed';
@@ -69,9 +85,9 @@ async function run(job: PromptJob, encode: TextEncoder, template: ChatTemplate |
 }
 
 start().then(
-  ({ encode, template, hello }) => {
+  ({ encoder, template, hello }) => {
     port.on('message', (job: PromptJob) => {
-      void run(job, encode, template).then((reply) => {
+      void run(job, encoder, template).then((reply) => {
         if ('ids' in reply) port.postMessage(reply, [reply.ids.buffer as ArrayBuffer]);
         else port.postMessage(reply);
       });

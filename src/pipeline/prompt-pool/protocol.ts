@@ -27,6 +27,8 @@ export type PromptJob =
 
 export type PromptReply =
   | { id: number; ids: Uint32Array }
+  /** This text is one the worker cannot encode exactly: the event loop must (see prompt-worker.ts). */
+  | { id: number; declined: true }
   /** `template`: the template raised (a client error); `failed`: anything else. */
   | { id: number; error: 'template' | 'failed'; message: string };
 

@@ -1,0 +1,188 @@
+/**
+ * The prompt pool's lifecycle on the tiny tokenizer: threads start in the background and give the
+ * event loop's ids, a template error comes back as the template's error, a thread that dies fails
+ * the jobs it held with a 500 and is replaced, a pool with no thread ready (or closed) leaves the
+ * work to the event loop, and an idle pool does not keep the process alive.
+ */
+import { execFile } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ChatTemplate, ChatTemplateError } from '../../src/pipeline/chat-template.js';
+import { PipelineError } from '../../src/pipeline/errors.js';
+import { encodeChatPrompt, encodePromptText, OFF_LOOP_MIN_CHARS } from '../../src/pipeline/prompt-pool/encode-prompt.js';
+import type { PromptPool, PromptPoolEvent } from '../../src/pipeline/prompt-pool/pool.js';
+import { startPromptPool } from '../../src/pipeline/prompt-pool/start.js';
+import { loadTokenizer, type LoadedTokenizer } from '../../src/pipeline/tokenizer/index.js';
+
+const ROOT = join(import.meta.dirname, '../..');
+const TINY = join(ROOT, 'test/fixtures/tiny-tokenizer');
+const CRASHING = new URL('../support/crashing-prompt-worker.mjs', import.meta.url);
+const BIG = 'Hi the hello world 世界 👋 '.repeat(Math.ceil(OFF_LOOP_MIN_CHARS / 10));
+
+let tok: LoadedTokenizer;
+let template: ChatTemplate;
+beforeAll(async () => {
+  tok = await loadTokenizer(TINY);
+  template = ChatTemplate.compile(tok.chatTemplate, tok);
+});
+
+function expectTokenizationFailed(err: unknown, detail: RegExp): void {
+  expect(err).toBeInstanceOf(PipelineError);
+  const e = err as PipelineError;
+  expect([e.status, e.code]).toEqual([500, 'tokenization_failed']);
+  expect(e.message).toMatch(/^Tokenization failed: /);
+  expect(e.message).toMatch(detail);
+}
+
+describe('a started pool', () => {
+  let pool: PromptPool;
+  const events: PromptPoolEvent[] = [];
+  beforeAll(async () => {
+    pool = startPromptPool(tok, template, { onEvent: (e) => events.push(e) });
+    await pool.whenReady();
+  }, 60_000);
+  afterAll(() => pool.close());
+
+  it('starts two threads, on the Rust binding when it is installed, else on the JS library', () => {
+    expect(pool.readyCount).toBe(2);
+    const ready = events.filter((e) => e.kind === 'ready');
+    expect(ready).toHaveLength(2);
+    const binding = (() => {
+      try {
+        return Boolean(createRequire(import.meta.url).resolve('tokenizers'));
+      } catch {
+        return false;
+      }
+    })();
+    for (const e of ready) {
+      expect(e).toMatchObject(binding ? { encoder: 'native', note: null } : { encoder: 'js', note: expect.stringMatching(/tokenizers binding did not load/) });
+    }
+  });
+
+  it('encodes text and chat prompts to the ids the event loop gives', async () => {
+    expect(await pool.encodeText(BIG)).toEqual(tok.encode(BIG, false));
+    expect(await pool.encodeText('')).toEqual([]);
+    const request = { messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: BIG }] };
+    expect(await pool.encodeChat(request)).toEqual(tok.encode(template.render(request), false));
+  });
+
+  it('answers many concurrent jobs, each with its own ids', async () => {
+    const texts = Array.from({ length: 200 }, (_, i) => `${i} ${BIG.slice(i, i + 50 + i)}<|im_end|>${i}`);
+    const got = await Promise.all(texts.map((t) => pool.encodeText(t)));
+    expect(got).toEqual(texts.map((t) => tok.encode(t, false)));
+  });
+
+  it("reports a template's own error as a ChatTemplateError with the in-loop message", async () => {
+    const request = { messages: [{ role: 'user', content: BIG }], kwargs: {} };
+    const raising = ChatTemplate.compile("{{ raise_exception('no such role: ' + messages[0].role) }}", tok);
+    const own = startPromptPool(tok, raising);
+    try {
+      await own.whenReady();
+      const expected = (() => {
+        try {
+          raising.render(request);
+        } catch (err) {
+          return err;
+        }
+      })();
+      expect(expected).toBeInstanceOf(ChatTemplateError);
+      const err = await (own.encodeChat(request) as Promise<number[] | null>).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ChatTemplateError);
+      expect((err as Error).message).toBe((expected as Error).message);
+    } finally {
+      await own.close();
+    }
+  }, 60_000);
+});
+
+describe('a thread that dies', () => {
+  it('fails the jobs it held with a 500, never hangs, and is replaced', async () => {
+    const events: PromptPoolEvent[] = [];
+    const pool = startPromptPool(tok, template, {
+      size: 1,
+      spawn: (init) => new Worker(CRASHING, { workerData: init }),
+      onEvent: (e) => events.push(e),
+    });
+    try {
+      await pool.whenReady(1);
+      const crash = (pool.encodeText('__crash__') as Promise<number[] | null>).catch((e: unknown) => e);
+      // Queued behind the crash on the same (only) thread: it is in flight when the thread dies.
+      const behind = (pool.encodeText(BIG) as Promise<number[] | null>).catch((e: unknown) => e);
+      expectTokenizationFailed(await crash, /prompt worker thread exited \(simulated prompt worker crash\)/);
+      expectTokenizationFailed(await behind, /prompt worker thread exited/);
+      expect(events).toContainEqual(expect.objectContaining({ kind: 'exit', replacing: true }));
+      await pool.whenReady(1);
+      expect(await pool.encodeText(BIG)).toEqual(tok.encode(BIG, false));
+      expect(events.filter((e) => e.kind === 'ready')).toHaveLength(2);
+    } finally {
+      await pool.close();
+    }
+  }, 60_000);
+});
+
+describe('without a ready thread', () => {
+  it('leaves big prompts to the event loop while no thread can start', async () => {
+    const events: PromptPoolEvent[] = [];
+    // Threads cannot load a tokenizer from a directory that has none; they keep being retried.
+    const pool = startPromptPool({ ...tok, directory: join(ROOT, 'test/fixtures/no-such-dir'), encode: tok.encode.bind(tok), idToToken: tok.idToToken.bind(tok) }, template, {
+      onEvent: (e) => events.push(e),
+    });
+    try {
+      await expect.poll(() => events.some((e) => e.kind === 'exit'), { timeout: 60_000 }).toBe(true);
+      expect(events.find((e) => e.kind === 'exit')).toMatchObject({ message: expect.stringMatching(/tokenizer\.json/) });
+      expect(pool.readyCount).toBe(0);
+      expect(pool.encodeText(BIG)).toBeNull();
+      const request = { messages: [{ role: 'user', content: BIG }] };
+      expect(await encodeChatPrompt({ tokenizer: tok, pool }, template, request)).toEqual(tok.encode(template.render(request), false));
+      expect(await encodePromptText({ tokenizer: tok, pool }, BIG)).toEqual(tok.encode(BIG, false));
+    } finally {
+      await pool.close();
+    }
+  }, 60_000);
+
+  it('after close: jobs in flight fail with a 500, threads are gone, prompts run on the loop', async () => {
+    const pool = startPromptPool(tok, template, { size: 1 });
+    await pool.whenReady(1);
+    const inFlight = (pool.encodeText(BIG.repeat(20)) as Promise<number[] | null>).catch((e: unknown) => e);
+    await pool.close();
+    // The job either finished before the close reached the thread or failed with the pool.
+    const result = await inFlight;
+    if (Array.isArray(result)) expect(result).toEqual(tok.encode(BIG.repeat(20), false));
+    else expectTokenizationFailed(result, /the prompt pool was closed/);
+    expect(pool.readyCount).toBe(0);
+    expect(pool.encodeText(BIG)).toBeNull();
+    expect(await encodePromptText({ tokenizer: tok, pool }, BIG)).toEqual(tok.encode(BIG, false));
+  }, 60_000);
+});
+
+describe('routing', () => {
+  it('keeps small prompts on the loop without touching the pool', async () => {
+    let asked = 0;
+    const pool = {
+      encodeChat: () => (asked++, null),
+      encodeText: () => (asked++, null),
+    } as unknown as PromptPool;
+    const small = { messages: [{ role: 'user', content: 'Hi the world' }] };
+    expect(await encodeChatPrompt({ tokenizer: tok, pool }, template, small)).toEqual(tok.encode(template.render(small), false));
+    expect(await encodePromptText({ tokenizer: tok, pool }, 'Hi the world')).toEqual(tok.encode('Hi the world', false));
+    expect(asked).toBe(0);
+    await encodeChatPrompt({ tokenizer: tok, pool }, template, { messages: [{ role: 'user', content: BIG }] });
+    // Tools count towards the size too.
+    await encodeChatPrompt({ tokenizer: tok, pool }, template, { messages: [{ role: 'user', content: 'x' }], tools: [{ function: { name: 'f', description: BIG } }] });
+    await encodePromptText({ tokenizer: tok, pool }, BIG);
+    expect(asked).toBe(3);
+  });
+});
+
+describe('process exit', () => {
+  it('an idle pool does not keep the process alive', async () => {
+    const text = 'Hi the world '.repeat(200);
+    const { stdout } = await new Promise<{ stdout: string }>((resolve, reject) => {
+      const args = ['--import', 'tsx', join(ROOT, 'test/support/idle-prompt-pool.ts'), TINY, text];
+      execFile(process.execPath, args, { cwd: ROOT, timeout: 60_000 }, (err, out) => (err ? reject(err) : resolve({ stdout: out })));
+    });
+    expect(stdout.trim()).toBe(`ready 2 ${tok.encode(text, false).length}`);
+  }, 90_000);
+});
