@@ -6,14 +6,15 @@
  *   native-main  render on the loop, encode with the Rust `tokenizers` binding (async, libuv pool)
  *   pool-js      render + encode on 2 worker threads with the JS library
  *   pool-native  render on 2 worker threads + encode with the binding there
+ *   pool-native-1  the same on 1 worker thread (the binding's encodes still run in parallel on libuv)
  *   shipped      what the pipeline does now (encodeChatPrompt: pool above the size cutoff)
  *
  *   npx tsx scripts/tokenize-bench.ts [--sizes 2048,8192] [--seconds 5] [--rounds 3] [--rate 16]
  *                                     [--variants inloop,pool-native,...] [--crossover]
  *
  * Per variant and prompt size:
- * - loop ms/req: event-loop busy time per request (performance.eventLoopUtilization, requests run
- *   one after another with nothing else on the loop), i.e. what every other stream waits;
+ * - loop p50/p99: event-loop busy time per request (performance.eventLoopUtilization around each
+ *   request, run one after another with nothing else on the loop), i.e. what every stream waits;
  * - wall p50/p99: request start to ids in hand, one request at a time;
  * - under load: `--rate` prompts/s issued on a timer for `--seconds`, with a 1 ms heartbeat
  *   interval on the loop; event-loop delay p99/max (monitorEventLoopDelay, 1 ms resolution) and
@@ -47,7 +48,7 @@ const SECONDS = Number(arg('seconds', '5'));
 const ROUNDS = Number(arg('rounds', '3'));
 const RATE = Number(arg('rate', '16'));
 const PER_SIZE = 24;
-const ALL = ['inloop', 'native-main', 'pool-js', 'pool-native', 'shipped'] as const;
+const ALL = ['inloop', 'native-main', 'pool-js', 'pool-native', 'pool-native-1', 'shipped'] as const;
 type Variant = (typeof ALL)[number];
 const VARIANTS = arg('variants', ALL.join(',')).split(',') as Variant[];
 
@@ -101,20 +102,22 @@ type Prepare = (req: RenderRequest) => Promise<unknown> | unknown;
 
 const native = loadNativeEncoder(tok.directory);
 if (typeof native === 'string') console.log(`native binding unavailable: ${native}`);
-const pools: Partial<Record<'pool-js' | 'pool-native' | 'shipped', PromptPool>> = {};
+type PoolVariant = 'pool-js' | 'pool-native' | 'pool-native-1' | 'shipped';
+const pools: Partial<Record<PoolVariant, PromptPool>> = {};
 const memory: string[] = [];
 
-async function warmPool(name: 'pool-js' | 'pool-native' | 'shipped', encoder: 'js' | 'native'): Promise<PromptPool> {
+async function warmPool(name: PoolVariant, encoder: 'js' | 'native', size?: number): Promise<PromptPool> {
   const before = process.memoryUsage().rss;
   const pool = startPromptPool(tok, template, {
     encoder,
+    size,
     onEvent: (e) => {
       if (e.kind === 'ready' && e.note) console.log(`${name}: ${e.note}`);
       if (e.kind === 'exit') console.log(`${name}: ${e.message}`);
     },
   });
   await pool.whenReady();
-  memory.push(`${name}: +${((process.memoryUsage().rss - before) / 2 ** 20).toFixed(0)} MiB RSS for 2 threads`);
+  memory.push(`${name}: +${((process.memoryUsage().rss - before) / 2 ** 20).toFixed(0)} MiB RSS for ${pool.readyCount} thread(s)`);
   return pool;
 }
 
@@ -138,6 +141,11 @@ async function prepareFor(variant: Variant): Promise<Prepare | null> {
     case 'pool-native': {
       if (typeof native === 'string') return null;
       const pool = (pools['pool-native'] ??= await warmPool('pool-native', 'native'));
+      return (req) => must(pool.encodeChat(req));
+    }
+    case 'pool-native-1': {
+      if (typeof native === 'string') return null;
+      const pool = (pools['pool-native-1'] ??= await warmPool('pool-native-1', 'native', 1));
       return (req) => must(pool.encodeChat(req));
     }
     case 'shipped': {
@@ -170,14 +178,13 @@ const entry = (key: string): Stats => {
 };
 
 async function sequential(prepare: Prepare, prompts: RenderRequest[], s: Stats): Promise<void> {
-  const elu0 = performance.eventLoopUtilization();
   for (const req of prompts) {
+    const elu0 = performance.eventLoopUtilization();
     const t = performance.now();
     await prepare(req);
     s.wall.push(performance.now() - t);
+    s.loopMs.push(performance.eventLoopUtilization(elu0).active);
   }
-  const elu = performance.eventLoopUtilization(elu0);
-  s.loopMs.push(elu.active / prompts.length);
 }
 
 async function underLoad(prepare: Prepare | null, prompts: RenderRequest[], s: Stats): Promise<void> {
@@ -241,12 +248,12 @@ for (let round = 0; round < ROUNDS; round++) {
 
 const f = (x: number) => (Number.isNaN(x) ? '–' : x.toFixed(2));
 console.log(`\nQwen3, ${ROUNDS} rounds; load: ${RATE} prompts/s for ${SECONDS}s + 1 ms heartbeat; times in ms\n`);
-console.log('| variant | tokens | loop ms/req | wall p50 | wall p99 | load: wall p50 | load: wall p99 | load: ELD p99 | load: ELD max |');
-console.log('|---|---|---|---|---|---|---|---|---|');
+console.log('| variant | tokens | loop p50 | loop p99 | wall p50 | wall p99 | load: wall p50 | load: wall p99 | load: ELD p99 | load: ELD max |');
+console.log('|---|---|---|---|---|---|---|---|---|---|');
 for (const [key, s] of stats) {
   const [v, size] = key.split(' ');
   console.log(
-    `| ${v} | ${size} | ${f(median(s.loopMs))} | ${f(pct(s.wall, 50))} | ${f(pct(s.wall, 99))} | ${f(pct(s.loadWall, 50))} | ${f(pct(s.loadWall, 99))} | ${f(median(s.eldP99))} | ${f(median(s.eldMax))} |`,
+    `| ${v} | ${size} | ${f(pct(s.loopMs, 50))} | ${f(pct(s.loopMs, 99))} | ${f(pct(s.wall, 50))} | ${f(pct(s.wall, 99))} | ${f(pct(s.loadWall, 50))} | ${f(pct(s.loadWall, 99))} | ${f(median(s.eldP99))} | ${f(median(s.eldMax))} |`,
   );
 }
 for (const m of memory) console.log(m);
@@ -254,7 +261,7 @@ for (const m of memory) console.log(m);
 if (process.argv.includes('--crossover')) {
   const pool = pools['pool-native'] ?? pools.shipped ?? (await warmPool('pool-native', 'native'));
   const jsPool = pools['pool-js'];
-  console.log('\nCrossover: one user message of n chars, sequential, 60 requests each (loop ms/req, wall p50)\n');
+  console.log('\nCrossover: one user message of n chars, sequential, 60 requests each (loop p50, wall p50)\n');
   console.log('| chars | tokens | inloop loop | inloop wall | pool loop | pool wall |' + (jsPool ? ' pool-js loop | pool-js wall |' : ''));
   console.log('|---|---|---|---|---|---|' + (jsPool ? '---|---|' : ''));
   const inloop: Prepare = (req) => tok.encode(template.render(req), false);
@@ -268,7 +275,7 @@ if (process.argv.includes('--crossover')) {
       for (const req of prompts.slice(0, 10)) await p(req);
       const s: Stats = { loopMs: [], wall: [], loadWall: [], eldP99: [], eldMax: [] };
       for (let r = 0; r < ROUNDS; r++) await sequential(p, prompts, s);
-      cells.push(f(median(s.loopMs)), f(pct(s.wall, 50)));
+      cells.push(f(pct(s.loopMs, 50)), f(pct(s.wall, 50)));
     }
     console.log(`| ${chars} | ${tokens} | ${cells.join(' | ')} |`);
   }
