@@ -7,7 +7,8 @@
  *   pool-js      render + encode on 2 worker threads with the JS library
  *   pool-native  render on 2 worker threads + encode with the binding there
  *   pool-native-1  the same on 1 worker thread (the binding's encodes still run in parallel on libuv)
- *   shipped      what the pipeline does now (encodeChatPrompt: pool above the size cutoff)
+ *   pool-native-whole  pool-native-1 without cutting long texts into pieces encoded in parallel
+ *   shipped      what the pipeline does now (encodeChatPrompt with the default pool)
  *
  *   npx tsx scripts/tokenize-bench.ts [--sizes 2048,8192] [--seconds 5] [--rounds 3] [--rate 16]
  *                                     [--variants inloop,pool-native,...] [--crossover]
@@ -32,7 +33,8 @@ import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { ChatTemplate, type RenderRequest } from '../src/pipeline/chat-template.js';
 import { encodeChatPrompt } from '../src/pipeline/prompt-pool/encode-prompt.js';
 import { loadNativeEncoder } from '../src/pipeline/prompt-pool/native-encoder.js';
-import type { PromptPool } from '../src/pipeline/prompt-pool/pool.js';
+import { PromptPool, type PromptPoolEvent } from '../src/pipeline/prompt-pool/pool.js';
+import { parityProbes } from '../src/pipeline/prompt-pool/probes.js';
 import { startPromptPool } from '../src/pipeline/prompt-pool/start.js';
 import { loadTokenizer } from '../src/pipeline/tokenizer/index.js';
 import { rng } from '../test/fixtures/pipeline-random.js';
@@ -48,7 +50,7 @@ const SECONDS = Number(arg('seconds', '5'));
 const ROUNDS = Number(arg('rounds', '3'));
 const RATE = Number(arg('rate', '16'));
 const PER_SIZE = 24;
-const ALL = ['inloop', 'native-main', 'pool-js', 'pool-native', 'pool-native-1', 'shipped'] as const;
+const ALL = ['inloop', 'native-main', 'pool-js', 'pool-native', 'pool-native-1', 'pool-native-whole', 'shipped'] as const;
 type Variant = (typeof ALL)[number];
 const VARIANTS = arg('variants', ALL.join(',')).split(',') as Variant[];
 
@@ -79,13 +81,12 @@ function conversation(rand: () => number, targetTokens: number): RenderRequest {
     messages.push({ role: messages.length % 2 ? 'user' : 'assistant', content: CORPUS.slice(at, at + len) });
     tokens = tok.encode(template.render({ messages: [...messages, { role: 'user', content: 'Go on.' }] }), false).length;
   }
-  // Trim the last message so the prompt lands near the target.
+  // Trim the last message so the prompt lands near the target (by the chars/token ratio, twice).
   const last = messages[messages.length - 1];
-  while (last.content.length > 50) {
-    const shorter = last.content.slice(0, Math.floor(last.content.length * 0.97));
-    const n = tok.encode(template.render({ messages: [...messages.slice(0, -1), { ...last, content: shorter }] }), false).length;
-    if (n < targetTokens) break;
-    last.content = shorter;
+  for (let i = 0; i < 2 && tokens > targetTokens; i++) {
+    const perToken = last.content.length / Math.max(1, tok.encode(last.content, false).length);
+    last.content = last.content.slice(0, Math.max(50, last.content.length - Math.floor((tokens - targetTokens) * perToken)));
+    tokens = tok.encode(template.render({ messages: [...messages, { role: 'user', content: 'Go on.' }] }), false).length;
   }
   if (messages[messages.length - 1].role !== 'user') messages.push({ role: 'user', content: 'Go on.' });
   return { messages };
@@ -102,20 +103,23 @@ type Prepare = (req: RenderRequest) => Promise<unknown> | unknown;
 
 const native = loadNativeEncoder(tok.directory);
 if (typeof native === 'string') console.log(`native binding unavailable: ${native}`);
-type PoolVariant = 'pool-js' | 'pool-native' | 'pool-native-1' | 'shipped';
+type PoolVariant = 'pool-js' | 'pool-native' | 'pool-native-1' | 'pool-native-whole' | 'shipped';
 const pools: Partial<Record<PoolVariant, PromptPool>> = {};
 const memory: string[] = [];
 
-async function warmPool(name: PoolVariant, encoder: 'js' | 'native', size?: number): Promise<PromptPool> {
+async function warmPool(name: PoolVariant, encoder: 'js' | 'native', size?: number, whole = false): Promise<PromptPool> {
   const before = process.memoryUsage().rss;
-  const pool = startPromptPool(tok, template, {
+  const opts = {
     encoder,
     size,
-    onEvent: (e) => {
+    onEvent: (e: PromptPoolEvent) => {
       if (e.kind === 'ready' && e.note) console.log(`${name}: ${e.note}`);
       if (e.kind === 'exit') console.log(`${name}: ${e.message}`);
     },
-  });
+  };
+  const pool = whole
+    ? new PromptPool({ directory: tok.directory, template: { source: template.source, specials: tok }, encoder, cutTokens: [], probes: parityProbes(tok, template) }, opts)
+    : startPromptPool(tok, template, opts);
   await pool.whenReady();
   memory.push(`${name}: +${((process.memoryUsage().rss - before) / 2 ** 20).toFixed(0)} MiB RSS for ${pool.readyCount} thread(s)`);
   return pool;
@@ -146,6 +150,11 @@ async function prepareFor(variant: Variant): Promise<Prepare | null> {
     case 'pool-native-1': {
       if (typeof native === 'string') return null;
       const pool = (pools['pool-native-1'] ??= await warmPool('pool-native-1', 'native', 1));
+      return (req) => must(pool.encodeChat(req));
+    }
+    case 'pool-native-whole': {
+      if (typeof native === 'string') return null;
+      const pool = (pools['pool-native-whole'] ??= await warmPool('pool-native-whole', 'native', 1, true));
       return (req) => must(pool.encodeChat(req));
     }
     case 'shipped': {
@@ -259,19 +268,20 @@ for (const [key, s] of stats) {
 for (const m of memory) console.log(m);
 
 if (process.argv.includes('--crossover')) {
-  const pool = pools['pool-native'] ?? pools.shipped ?? (await warmPool('pool-native', 'native'));
-  const jsPool = pools['pool-js'];
-  console.log('\nCrossover: one user message of n chars, sequential, 60 requests each (loop p50, wall p50)\n');
-  console.log('| chars | tokens | inloop loop | inloop wall | pool loop | pool wall |' + (jsPool ? ' pool-js loop | pool-js wall |' : ''));
-  console.log('|---|---|---|---|---|---|' + (jsPool ? '---|---|' : ''));
-  const inloop: Prepare = (req) => tok.encode(template.render(req), false);
-  const viaPool: Prepare = (req) => must(pool.encodeChat(req));
-  const viaJsPool: Prepare | null = jsPool ? (req) => must(jsPool.encodeChat(req)) : null;
+  const pool = pools['pool-native-1'] ?? (await warmPool('pool-native-1', 'native', 1));
+  const inloopChat: Prepare = (req) => tok.encode(template.render(req), false);
+  const poolChat: Prepare = (req) => must(pool.encodeChat(req));
+  const text = (req: RenderRequest) => String(req.messages[0].content);
+  const inloopText: Prepare = (req) => tok.encode(text(req), false);
+  const poolText: Prepare = (req) => must(pool.encodeText(text(req)));
+  console.log('\nCrossover, 1-thread native pool: one user message of n chars, sequential, 60 requests × rounds (loop p50, wall p50)\n');
+  console.log('| chars | tokens | chat inloop loop | chat inloop wall | chat pool loop | chat pool wall | text inloop loop | text inloop wall | text pool loop | text pool wall |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|');
   for (const chars of [16, 64, 256, 512, 1024, 2048, 4096]) {
     const prompts = Array.from({ length: 60 }, () => oneMessage(rand, chars));
     const tokens = median(prompts.map((p) => tok.encode(template.render(p), false).length));
     const cells: string[] = [];
-    for (const p of [inloop, viaPool, ...(viaJsPool ? [viaJsPool] : [])]) {
+    for (const p of [inloopChat, poolChat, inloopText, poolText]) {
       for (const req of prompts.slice(0, 10)) await p(req);
       const s: Stats = { loopMs: [], wall: [], loadWall: [], eldP99: [], eldMax: [] };
       for (let r = 0; r < ROUNDS; r++) await sequential(p, prompts, s);

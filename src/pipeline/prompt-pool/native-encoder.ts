@@ -19,8 +19,46 @@ interface NativeBinding {
 
 export type TextEncoder = (text: string) => Promise<number[]> | number[];
 
+/**
+ * Texts this long are cut into pieces that the binding encodes at once: its encodes run on the
+ * libuv pool (4 threads by default), so a long prompt uses every core instead of one. Pieces
+ * shorter than PIECE_MIN_CHARS cost more in task overhead than they save.
+ */
+const PIECE_MIN_CHARS = 2048;
+const MAX_PIECES = 4;
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * Cuts `text` right after occurrences of the cut tokens (tokenizer/cut-tokens.ts: the ids of the
+ * pieces, concatenated, are the ids of the whole) into at most MAX_PIECES pieces of similar size.
+ */
+export function cutText(text: string, cuts: RegExp | null): string[] {
+  const n = Math.min(MAX_PIECES, Math.floor(text.length / PIECE_MIN_CHARS));
+  if (cuts === null || n < 2) return [text];
+  const target = Math.ceil(text.length / n);
+  const pieces: string[] = [];
+  let from = 0;
+  while (pieces.length < n - 1) {
+    cuts.lastIndex = from + target;
+    const m = cuts.exec(text);
+    if (m === null) break;
+    const at = m.index + m[0].length;
+    if (at >= text.length) break;
+    pieces.push(text.slice(from, at));
+    from = at;
+  }
+  pieces.push(text.slice(from));
+  return pieces;
+}
+
+/** One global regex matching any cut token, or null when there is none. */
+export function cutPattern(cutTokens: readonly string[]): RegExp | null {
+  return cutTokens.length === 0 ? null : new RegExp(cutTokens.map(escape).join('|'), 'g');
+}
+
 /** An encoder over the binding, or the reason there is none. */
-export function loadNativeEncoder(directory: string): TextEncoder | string {
+export function loadNativeEncoder(directory: string, cutTokens: readonly string[] = []): TextEncoder | string {
   let binding: NativeBinding;
   try {
     binding = createRequire(import.meta.url)('tokenizers') as NativeBinding;
@@ -33,6 +71,14 @@ export function loadNativeEncoder(directory: string): TextEncoder | string {
   } catch (err) {
     return `the tokenizers binding cannot read ${join(directory, 'tokenizer.json')}: ${(err as Error).message}`;
   }
-  // The binding's encode runs on the libuv pool; add_special_tokens=false as for every prompt.
-  return async (text) => (text === '' ? [] : (await tok.encode(text, null, { addSpecialTokens: false })).getIds());
+  const cuts = cutPattern(cutTokens);
+  // add_special_tokens=false as for every prompt.
+  const options = { addSpecialTokens: false };
+  return async (text) => {
+    if (text === '') return [];
+    const pieces = cutText(text, cuts);
+    if (pieces.length === 1) return (await tok.encode(text, null, options)).getIds();
+    const encodings = await Promise.all(pieces.map((p) => tok.encode(p, null, options)));
+    return ([] as number[]).concat(...encodings.map((e) => e.getIds()));
+  };
 }

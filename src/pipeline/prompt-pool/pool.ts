@@ -11,7 +11,11 @@ import { PipelineError } from '../errors.js';
 import type { EncoderKind, PromptJob, PromptReply, PromptWorkerInit, WorkerHello } from './protocol.js';
 
 export interface PromptPoolOptions {
-  /** Worker threads; default 2. */
+  /**
+   * Worker threads. By default one on the Rust binding (its encodes already run in parallel on the
+   * libuv pool, and a thread holding it costs ~180 MiB) and two on the JS library (whose encode
+   * runs on the thread itself).
+   */
   size?: number;
   /** Starts one worker thread (tests substitute an entry that misbehaves on cue). */
   spawn?: (init: PromptWorkerInit) => Worker;
@@ -59,6 +63,7 @@ function toNumbers(ids: Uint32Array): number[] {
 
 export class PromptPool {
   private readonly slots: Array<Slot | null>;
+  private readonly autoSize: boolean;
   private readonly spawn: (init: PromptWorkerInit) => Worker;
   private readonly onEvent: (event: PromptPoolEvent) => void;
   private nextId = 1;
@@ -72,7 +77,8 @@ export class PromptPool {
   ) {
     this.spawn = opts.spawn ?? defaultSpawn;
     this.onEvent = opts.onEvent ?? (() => {});
-    this.slots = new Array<Slot | null>(Math.max(1, opts.size ?? 2)).fill(null);
+    this.autoSize = opts.size === undefined;
+    this.slots = new Array<Slot | null>(Math.max(1, opts.size ?? 1)).fill(null);
     live.add(this);
     for (let i = 0; i < this.slots.length; i++) this.startSlot(i);
   }
@@ -97,12 +103,15 @@ export class PromptPool {
     return this.submit({ id: 0, op: 'text', text });
   }
 
-  /** Resolves once `count` threads are ready (tests and benchmarks; requests never wait). */
-  async whenReady(count = this.slots.length, timeoutMs = 60_000): Promise<void> {
+  /**
+   * Resolves once `count` threads (default: all the pool runs) are ready. For tests and
+   * benchmarks: requests never wait for a thread.
+   */
+  async whenReady(count?: number, timeoutMs = 60_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
-    while (this.readyCount < count) {
+    while (this.readyCount < (count ?? this.slots.length)) {
       if (this.closed) throw new Error('prompt pool closed');
-      if (Date.now() > deadline) throw new Error(`prompt pool: ${this.readyCount}/${count} threads ready after ${timeoutMs} ms`);
+      if (Date.now() > deadline) throw new Error(`prompt pool: ${this.readyCount}/${count ?? this.slots.length} threads ready after ${timeoutMs} ms`);
       await new Promise((r) => setTimeout(r, 10));
     }
   }
@@ -163,6 +172,10 @@ export class PromptPool {
         this.failures = 0;
         worker.unref();
         this.onEvent({ kind: 'ready', encoder: msg.encoder, note: msg.note });
+        if (this.autoSize && msg.encoder === 'js' && this.slots.length === 1) {
+          this.slots.push(null);
+          this.startSlot(1);
+        }
         return;
       }
       this.settle(slot, msg);

@@ -48,7 +48,7 @@ async function start(): Promise<{ encoder: Encoder; template: ChatTemplate | nul
   const template = init.template ? ChatTemplate.compile(init.template.source, init.template.specials) : null;
   let note: string | null = null;
   if (init.encoder === 'native') {
-    const native = loadNativeEncoder(init.directory);
+    const native = loadNativeEncoder(init.directory, init.cutTokens);
     if (typeof native === 'string') {
       note = native;
     } else {

@@ -17,6 +17,8 @@ export interface PromptWorkerInit {
   /** The model's chat template, compiled once per worker; null when chat prompts never come here. */
   template: { source: string; specials: TemplateSpecialTokens } | null;
   encoder: EncoderKind;
+  /** Added tokens after which a long text may be cut to encode its pieces in parallel. */
+  cutTokens: string[];
   /** Texts and the ids the event loop's tokenizer gives them: a worker must reproduce them all. */
   probes: Array<{ text: string; ids: number[] }>;
 }

@@ -18,6 +18,7 @@ export function startPromptPool(
         specials: { bosToken: tokenizer.bosToken, eosToken: tokenizer.eosToken, unkToken: tokenizer.unkToken, padToken: tokenizer.padToken },
       },
       encoder: opts.encoder ?? 'native',
+      cutTokens: [...(tokenizer.cutTokens ?? [])],
       probes: parityProbes(tokenizer, template),
     },
     opts,

@@ -7,6 +7,7 @@ import { basename, dirname, join } from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
 import { resolveChatTemplate } from '../chat-template-source.js';
 import { resolveEosIds } from '../eos.js';
+import { safeCutTokens } from './cut-tokens.js';
 import { TokenizerLoadError } from './errors.js';
 import { HfTokenizer } from './hf-tokenizer.js';
 import { looksLikeHubId, resolveHubSnapshot } from './hub.js';
@@ -114,5 +115,6 @@ export async function loadTokenizer(
     special,
     eos,
     template,
+    cutTokens: safeCutTokens(tokenizerJson),
   });
 }
