@@ -68,6 +68,11 @@ describe('a started pool', () => {
     expect(await pool.encodeChat(request)).toEqual(tok.encode(template.render(request), false));
   });
 
+  it('hands back a request it cannot send to a thread (not cloneable)', () => {
+    const request = { messages: [{ role: 'user', content: BIG, extra: () => 1 }] };
+    expect(pool.encodeChat(request)).toBeNull();
+  });
+
   it('answers many concurrent jobs, each with its own ids', async () => {
     const texts = Array.from({ length: 200 }, (_, i) => `${i} ${BIG.slice(i, i + 50 + i)}<|im_end|>${i}`);
     const got = await Promise.all(texts.map((t) => pool.encodeText(t)));
@@ -140,6 +145,27 @@ describe('without a ready thread', () => {
     } finally {
       await pool.close();
     }
+  }, 60_000);
+
+  it('retries a thread that cannot even be spawned with a back-off, not in a loop', async () => {
+    let calls = 0;
+    const pool = startPromptPool(tok, template, {
+      size: 1,
+      spawn: () => {
+        calls++;
+        throw new Error('no threads today');
+      },
+    });
+    try {
+      expect(calls).toBe(1);
+      await expect.poll(() => calls, { timeout: 30_000 }).toBeGreaterThanOrEqual(2);
+      expect(pool.encodeText(BIG)).toBeNull();
+    } finally {
+      await pool.close();
+    }
+    const after = calls;
+    await new Promise((r) => setTimeout(r, 600));
+    expect(calls).toBe(after);
   }, 60_000);
 
   it('after close: jobs in flight fail with a 500, threads are gone, prompts run on the loop', async () => {

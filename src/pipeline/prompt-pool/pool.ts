@@ -141,12 +141,20 @@ export class PromptPool {
     if (best === null) return null;
     const slot = best;
     job.id = this.nextId++;
-    // Only a thread with work keeps the process alive.
-    if (slot.pending.size === 0) slot.worker.ref();
-    return new Promise<number[] | null>((resolve, reject) => {
-      slot.pending.set(job.id, { resolve, reject });
-      slot.worker.postMessage(job);
+    let pending!: Pending;
+    const done = new Promise<number[] | null>((resolve, reject) => {
+      pending = { resolve, reject };
     });
+    try {
+      slot.worker.postMessage(job);
+    } catch {
+      // Not cloneable (never the case for a parsed JSON body): the caller does it on the loop.
+      return null;
+    }
+    slot.pending.set(job.id, pending);
+    // Only a thread with work keeps the process alive.
+    if (slot.pending.size === 1) slot.worker.ref();
+    return done;
   }
 
   private startSlot(index: number): void {
@@ -155,6 +163,7 @@ export class PromptPool {
       worker = this.spawn(this.init);
     } catch (err) {
       this.slots[index] = null;
+      this.failures++;
       this.scheduleRestart(index, `the prompt worker thread did not start: ${(err as Error).message}`);
       return;
     }
