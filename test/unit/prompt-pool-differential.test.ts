@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChatTemplate, ChatTemplateError, type RenderRequest } from '../../src/pipeline/chat-template.js';
-import { encodeChatPrompt, encodePromptText, OFF_LOOP_MIN_CHARS } from '../../src/pipeline/prompt-pool/encode-prompt.js';
+import { encodeChatPrompt, encodePromptText } from '../../src/pipeline/prompt-pool/encode-prompt.js';
 import type { PromptPool, PromptPoolEvent } from '../../src/pipeline/prompt-pool/pool.js';
 import { startPromptPool } from '../../src/pipeline/prompt-pool/start.js';
 import { loadTokenizer, type LoadedTokenizer } from '../../src/pipeline/tokenizer/index.js';
@@ -90,7 +90,7 @@ describe('Qwen3: off-loop ids == in-loop ids', () => {
   it('uses the shipped encoder', () => expectShippedEncoder(events));
 
   it('leaves a text with a lone surrogate to the loop when the thread encodes with the binding', async () => {
-    const text = `${'Hello world. '.repeat(OFF_LOOP_MIN_CHARS / 10)} \udcd6 end`;
+    const text = `${'Hello world. '.repeat(2048 / 10)} \udcd6 end`;
     expect(await pool.encodeText(text)).toEqual(BINDING ? null : tok.encode(text, false));
     expect(await encodePromptText({ tokenizer: tok, pool }, text)).toEqual(tok.encode(text, false));
   });
@@ -102,7 +102,7 @@ describe('Qwen3: off-loop ids == in-loop ids', () => {
     }, 120_000);
   }
 
-  it('chat conversations, small (in-loop) and big (pool), with tools, tool calls and template errors', async () => {
+  it('chat conversations, small and big, with tools, tool calls and template errors', async () => {
     const rand = rng(7);
     const strings = [...sets.code, ...sets.cjkEmoji, ...sets.specialText, ...sets.unicode];
     const tools = [
@@ -124,7 +124,7 @@ describe('Qwen3: off-loop ids == in-loop ids', () => {
         } else {
           messages.push({ role: 'assistant', content: pick(rand, strings), reasoning_content: rand() < 0.3 ? pick(rand, strings) : undefined });
         }
-      } while (big ? chars < OFF_LOOP_MIN_CHARS * 2 : chars < 100 && messages.length < 4);
+      } while (big ? chars < 2048 * 2 : chars < 100 && messages.length < 4);
       // Ending on an assistant turn continues it; ending on a user turn asks for a new one.
       if (rand() < 0.7) messages.push({ role: 'user', content: pick(rand, strings) });
       requests.push({
@@ -135,8 +135,8 @@ describe('Qwen3: off-loop ids == in-loop ids', () => {
         kwargs: rand() < 0.3 ? { enable_thinking: rand() < 0.5 } : {},
       });
     }
-    // Tool-call arguments that are not JSON fail the render (small: in-loop, big: in the pool).
-    for (const content of ['x', 'x'.repeat(OFF_LOOP_MIN_CHARS * 2)]) {
+    // Tool-call arguments that are not JSON fail the render on the thread as on the loop.
+    for (const content of ['x', 'x'.repeat(2048 * 2)]) {
       requests.push({
         messages: [
           { role: 'user', content },
