@@ -16,6 +16,9 @@
  * Per variant and prompt size:
  * - loop p50/p99: event-loop busy time per request (performance.eventLoopUtilization around each
  *   request, run one after another with nothing else on the loop), i.e. what every stream waits;
+ * - cpu p50: process CPU time (all threads) per request, one at a time: what the wall time of the
+ *   single-threaded variants would be on an idle box (this one is shared, so its wall times are
+ *   inflated by other processes);
  * - wall p50/p99: request start to ids in hand, one request at a time;
  * - under load: `--rate` prompts/s issued on a timer for `--seconds`, with a 1 ms heartbeat
  *   interval on the loop; event-loop delay p99/max (monitorEventLoopDelay, 1 ms resolution) and
@@ -174,6 +177,8 @@ const median = (xs: number[]) => pct(xs, 50);
 
 interface Stats {
   loopMs: number[];
+  /** Process CPU time (every thread) per sequential request: the wall time a quiet box would see. */
+  cpuMs: number[];
   wall: number[];
   loadWall: number[];
   eldP99: number[];
@@ -182,16 +187,19 @@ interface Stats {
 const stats = new Map<string, Stats>();
 const entry = (key: string): Stats => {
   let s = stats.get(key);
-  if (!s) stats.set(key, (s = { loopMs: [], wall: [], loadWall: [], eldP99: [], eldMax: [] }));
+  if (!s) stats.set(key, (s = { loopMs: [], cpuMs: [], wall: [], loadWall: [], eldP99: [], eldMax: [] }));
   return s;
 };
 
 async function sequential(prepare: Prepare, prompts: RenderRequest[], s: Stats): Promise<void> {
   for (const req of prompts) {
     const elu0 = performance.eventLoopUtilization();
+    const cpu0 = process.cpuUsage();
     const t = performance.now();
     await prepare(req);
     s.wall.push(performance.now() - t);
+    const cpu = process.cpuUsage(cpu0);
+    s.cpuMs.push((cpu.user + cpu.system) / 1000);
     s.loopMs.push(performance.eventLoopUtilization(elu0).active);
   }
 }
@@ -257,12 +265,12 @@ for (let round = 0; round < ROUNDS; round++) {
 
 const f = (x: number) => (Number.isNaN(x) ? '–' : x.toFixed(2));
 console.log(`\nQwen3, ${ROUNDS} rounds; load: ${RATE} prompts/s for ${SECONDS}s + 1 ms heartbeat; times in ms\n`);
-console.log('| variant | tokens | loop p50 | loop p99 | wall p50 | wall p99 | load: wall p50 | load: wall p99 | load: ELD p99 | load: ELD max |');
-console.log('|---|---|---|---|---|---|---|---|---|---|');
+console.log('| variant | tokens | loop p50 | loop p99 | cpu p50 | wall p50 | wall p99 | load: wall p50 | load: wall p99 | load: ELD p99 | load: ELD max |');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|');
 for (const [key, s] of stats) {
   const [v, size] = key.split(' ');
   console.log(
-    `| ${v} | ${size} | ${f(pct(s.loopMs, 50))} | ${f(pct(s.loopMs, 99))} | ${f(pct(s.wall, 50))} | ${f(pct(s.wall, 99))} | ${f(pct(s.loadWall, 50))} | ${f(pct(s.loadWall, 99))} | ${f(median(s.eldP99))} | ${f(median(s.eldMax))} |`,
+    `| ${v} | ${size} | ${f(pct(s.loopMs, 50))} | ${f(pct(s.loopMs, 99))} | ${f(pct(s.cpuMs, 50))} | ${f(pct(s.wall, 50))} | ${f(pct(s.wall, 99))} | ${f(pct(s.loadWall, 50))} | ${f(pct(s.loadWall, 99))} | ${f(median(s.eldP99))} | ${f(median(s.eldMax))} |`,
   );
 }
 for (const m of memory) console.log(m);
@@ -283,7 +291,7 @@ if (process.argv.includes('--crossover')) {
     const cells: string[] = [];
     for (const p of [inloopChat, poolChat, inloopText, poolText]) {
       for (const req of prompts.slice(0, 10)) await p(req);
-      const s: Stats = { loopMs: [], wall: [], loadWall: [], eldP99: [], eldMax: [] };
+      const s: Stats = { loopMs: [], cpuMs: [], wall: [], loadWall: [], eldP99: [], eldMax: [] };
       for (let r = 0; r < ROUNDS; r++) await sequential(p, prompts, s);
       cells.push(f(pct(s.loopMs, 50)), f(pct(s.wall, 50)));
     }

@@ -25,7 +25,8 @@ export interface PromptPoolOptions {
 
 export type PromptPoolEvent =
   | { kind: 'ready'; encoder: EncoderKind; note: string | null }
-  | { kind: 'exit'; message: string; replacing: boolean };
+  /** A thread died or could not start; another is started (after a back-off when it keeps failing). */
+  | { kind: 'exit'; message: string };
 
 interface Pending {
   resolve(ids: number[] | null): void;
@@ -204,7 +205,7 @@ export class PromptPool {
 
   private scheduleRestart(index: number, message: string): void {
     if (this.closed) return;
-    this.onEvent({ kind: 'exit', message, replacing: true });
+    this.onEvent({ kind: 'exit', message });
     if (this.failures === 0) {
       this.startSlot(index);
       return;
