@@ -14,12 +14,13 @@ import { harmonyReasoningEffort } from './harmony/system-message.js';
 import type { HarmonyChatMessage, HarmonyFunctionTool } from './harmony/types.js';
 import type { ModelContext } from './model-context.js';
 import type { OutputPlan } from './output/output-plan.js';
+import { encodePromptText } from './prompt-pool/encode-prompt.js';
 import type { ChatGenerationRequest } from './request.js';
 import { StopStringMatcher } from './stop-matcher.js';
 import { toolCallIds } from './tools/tool-calls.js';
 import type { Json } from './tools/tool-choice.js';
 
-export function harmonyFormat(req: ChatGenerationRequest, ctx: ModelContext, tools: Json[] | undefined): ChatFormat {
+export async function harmonyFormat(req: ChatGenerationRequest, ctx: ModelContext, tools: Json[] | undefined): Promise<ChatFormat> {
   // The model must be free to write its channel headers: an EOS-less run would never end its
   // turn, and a grammar would forbid the Harmony tokens themselves.
   if (req.ignoreEos) throw invalid('ignore_eos is not supported for Harmony (gpt-oss) models: generation must stop at <|return|> or <|call|>', 'ignore_eos');
@@ -41,6 +42,8 @@ export function harmonyFormat(req: ChatGenerationRequest, ctx: ModelContext, too
     if (err instanceof HarmonyRenderError) throw new PipelineError(400, 'process_messages_failed', err.message);
     throw err;
   }
+  // Harmony's formatting tokens are special tokens: encoded as such, never with an added BOS.
+  const promptIds = await encodePromptText({ tokenizer: ctx.tokenizer, pool: ctx.prompts ?? null }, text);
   const stopIds = harmonyStopTokenIds(ctx.tokenizer);
   const toolNames = callableToolNames(functionTools);
   const parserOptions = () => ({ toolNames, finalStops: req.stop.length > 0 ? new StopStringMatcher(req.stop, { includeStop: req.keepStop }) : null });
@@ -62,8 +65,7 @@ export function harmonyFormat(req: ChatGenerationRequest, ctx: ModelContext, too
     toolCallId: toolCallIds(req.model, req.messages),
   };
   return {
-    // Harmony's formatting tokens are special tokens: encoded as such, never with an added BOS.
-    promptIds: ctx.tokenizer.encode(text, false),
+    promptIds,
     decide: () => ({
       output,
       // The channel markers are special tokens; the parser needs to see them.

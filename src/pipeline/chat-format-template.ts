@@ -7,6 +7,7 @@ import { buildTemplateKwargs, reasoningStarted, thinkingPreference } from './cha
 import { ChatTemplateError } from './chat-template.js';
 import { PipelineError } from './errors.js';
 import type { ModelContext } from './model-context.js';
+import { encodeChatPrompt } from './prompt-pool/encode-prompt.js';
 import { type ReasoningStage, type ToolStage, chatOutputPlan } from './output/chat-output-plan.js';
 import { resolveParsers } from './parsers/resolve.js';
 import { TOOL_PARSERS } from './parsers/tools/registry.js';
@@ -16,10 +17,13 @@ import type { PipelineServices } from './services.js';
 import { toolCallIds } from './tools/tool-calls.js';
 import { type Json, type ToolConstraint, buildToolConstraint, chatSkipSpecialTokens, functionOf, templateTools } from './tools/tool-choice.js';
 
-/** `tools` is the filtered list (§10.2), or undefined when the request has none. */
-export function renderChatPrompt(req: ChatGenerationRequest, ctx: ModelContext, tools: Json[] | undefined): number[] {
-  if (!ctx.template) throw new PipelineError(400, 'process_messages_failed', ctx.templateError ?? 'no chat template');
-  let rendered: string;
+/**
+ * `tools` is the filtered list (§10.2), or undefined when the request has none. Big prompts are
+ * rendered and encoded on the model's prompt threads, off the event loop (prompt-pool/).
+ */
+export async function renderChatPrompt(req: ChatGenerationRequest, ctx: ModelContext, tools: Json[] | undefined): Promise<number[]> {
+  const template = ctx.template;
+  if (!template) throw new PipelineError(400, 'process_messages_failed', ctx.templateError ?? 'no chat template');
   try {
     const kwargs = buildTemplateKwargs(
       {
@@ -29,9 +33,9 @@ export function renderChatPrompt(req: ChatGenerationRequest, ctx: ModelContext, 
         responseFormat: req.responseFormat,
         thinking: req.thinking,
       },
-      ctx.template.thinking,
+      template.thinking,
     );
-    rendered = ctx.template.render({
+    return await encodeChatPrompt({ tokenizer: ctx.tokenizer, pool: ctx.prompts ?? null }, template, {
       messages: req.messages as never,
       tools: tools ? (templateTools(tools) as never) : null,
       addGenerationPrompt: req.continueFinalMessage ? true : req.addGenerationPrompt,
@@ -42,11 +46,15 @@ export function renderChatPrompt(req: ChatGenerationRequest, ctx: ModelContext, 
     if (err instanceof ChatTemplateError) throw new PipelineError(400, 'process_messages_failed', err.message);
     throw err;
   }
-  return ctx.tokenizer.encode(rendered, false);
 }
 
-export function templateFormat(services: PipelineServices, req: ChatGenerationRequest, ctx: ModelContext, tools: Json[] | undefined): ChatFormat {
-  const promptIds = renderChatPrompt(req, ctx, tools);
+export async function templateFormat(
+  services: PipelineServices,
+  req: ChatGenerationRequest,
+  ctx: ModelContext,
+  tools: Json[] | undefined,
+): Promise<ChatFormat> {
+  const promptIds = await renderChatPrompt(req, ctx, tools);
   const toolConstraint = tools ? buildToolConstraint(tools, req.toolSelection) : null;
   return {
     promptIds,

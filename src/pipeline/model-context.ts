@@ -2,6 +2,8 @@ import type { TokenizerSource } from '../workers/tokenizer-registry.js';
 import { ChatTemplate, ChatTemplateError } from './chat-template.js';
 import type { Decoder } from './detokenizer.js';
 import { isHarmonyModel } from './harmony/detect.js';
+import type { PromptPool } from './prompt-pool/pool.js';
+import { startPromptPool } from './prompt-pool/start.js';
 import { loadTokenizer, type LoadedTokenizer } from './tokenizer/index.js';
 
 /** What the pipeline keeps per served model: its tokenizer and compiled chat template. */
@@ -15,6 +17,11 @@ export interface ModelContext {
    * output is read by channel (request-pipeline §11.6). An explicit chat template overrides it.
    */
   harmony: boolean;
+  /**
+   * Worker threads that render and encode big prompts off the event loop. Absent (fakes in
+   * tests) or with no thread ready, prompts are prepared on the event loop.
+   */
+  prompts?: PromptPool | null;
 }
 
 /** The tokenizer loader the gateway calls when a model's first worker registers. */
@@ -30,10 +37,15 @@ export async function loadModelContext(src: TokenizerSource): Promise<ModelConte
       architectures: Array.isArray(config.architectures) ? config.architectures.filter((a): a is string => typeof a === 'string') : [],
       modelId: src.modelId,
     });
+  let template: ChatTemplate | null = null;
+  let templateError: string | null = null;
   try {
-    return { tokenizer, template: ChatTemplate.compile(tokenizer.chatTemplate, tokenizer), templateError: null, harmony };
+    template = ChatTemplate.compile(tokenizer.chatTemplate, tokenizer);
   } catch (err) {
     if (!(err instanceof ChatTemplateError)) throw err;
-    return { tokenizer, template: null, templateError: err.message, harmony };
+    templateError = err.message;
   }
+  // Harmony prompts are rendered on the loop (plain string building) and only encoded there.
+  const prompts = startPromptPool(tokenizer, harmony ? null : template);
+  return { tokenizer, template, templateError, harmony, prompts };
 }

@@ -28,7 +28,7 @@ export interface PreparedChat extends GenerationSpec {
   promptTokens: number;
 }
 
-function chatFormat(services: PipelineServices, req: ChatGenerationRequest, ctx: ModelContext): ChatFormat {
+function chatFormat(services: PipelineServices, req: ChatGenerationRequest, ctx: ModelContext): Promise<ChatFormat> {
   const tools = req.tools ? filterTools(req.tools, req.toolSelection) : undefined;
   return ctx.harmony ? harmonyFormat(req, ctx, tools) : templateFormat(services, req, ctx, tools);
 }
@@ -37,24 +37,27 @@ function chatFormat(services: PipelineServices, req: ChatGenerationRequest, ctx:
  * The templated prompt's length for a chat request, tools filtered as `prepareChat` does; no worker
  * is picked and no engine is involved (Anthropic's count_tokens).
  */
-export function countChatPromptTokens(services: PipelineServices, asked: ChatGenerationRequest): number {
-  return chatPromptIds(services, asked).promptIds.length;
+export async function countChatPromptTokens(services: PipelineServices, asked: ChatGenerationRequest): Promise<number> {
+  return (await chatPromptIds(services, asked)).promptIds.length;
 }
 
 /** The templated (or Harmony-rendered) prompt of a chat request and the canonical model id. */
-export function chatPromptIds(services: PipelineServices, asked: ChatGenerationRequest): { model: string; ctx: ModelContext; promptIds: number[] } {
+export async function chatPromptIds(
+  services: PipelineServices,
+  asked: ChatGenerationRequest,
+): Promise<{ model: string; ctx: ModelContext; promptIds: number[] }> {
   const req = { ...asked, model: resolveRequestModel(services, asked.model) };
   const ctx = modelContextFor(services, req.model);
-  return { model: req.model, ctx, promptIds: chatFormat(services, req, ctx).promptIds };
+  return { model: req.model, ctx, promptIds: (await chatFormat(services, req, ctx)).promptIds };
 }
 
 export { renderChatPrompt };
 
-export function prepareChat(services: PipelineServices, asked: ChatGenerationRequest, requestId: string): PreparedChat {
+export async function prepareChat(services: PipelineServices, asked: ChatGenerationRequest, requestId: string): Promise<PreparedChat> {
   // Served names and aliases resolve to the canonical id: parsers, metrics and `model` use it.
   const req = { ...asked, model: resolveRequestModel(services, asked.model) };
   const ctx = modelContextFor(services, req.model);
-  const format = chatFormat(services, req, ctx);
+  const format = await chatFormat(services, req, ctx);
   const { promptIds } = format;
   const { worker, client } = acquireWorker(services, req.model, promptIds, { topLogprobs: req.logprobs ? (req.topLogprobs ?? 0) : 0 });
   const decision = format.decide(worker.runtime);

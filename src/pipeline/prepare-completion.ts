@@ -8,6 +8,7 @@ import { fanOut } from './fan-out.js';
 import type { GenerationSpec } from './generation-spec.js';
 import { backendRequestId, engineRequestBase } from './ids.js';
 import { acquireWorker, modelContextFor, resolveRequestModel } from './model-lookup.js';
+import { encodePromptText } from './prompt-pool/encode-prompt.js';
 import type { CompletionGenerationRequest } from './request.js';
 import type { PipelineServices } from './services.js';
 import { planStopStrings } from './stop-plan.js';
@@ -21,11 +22,17 @@ export interface PreparedCompletion extends GenerationSpec {
   echoText: string[];
 }
 
-export function prepareCompletion(services: PipelineServices, asked: CompletionGenerationRequest, requestId: string): PreparedCompletion {
+export async function prepareCompletion(
+  services: PipelineServices,
+  asked: CompletionGenerationRequest,
+  requestId: string,
+): Promise<PreparedCompletion> {
   const req = { ...asked, model: resolveRequestModel(services, asked.model) };
   const ctx = modelContextFor(services, req.model);
   const tok = ctx.tokenizer;
-  const prompts = req.prompts.map((p) => ('text' in p ? tok.encode(p.text, false) : p.tokenIds));
+  const enc = { tokenizer: tok, pool: ctx.prompts ?? null };
+  // Long texts are encoded on the model's prompt threads, all prompts of the request at once.
+  const prompts = await Promise.all(req.prompts.map((p) => ('text' in p ? encodePromptText(enc, p.text) : p.tokenIds)));
   for (const ids of prompts) {
     for (const id of ids) if (id >= tok.vocabSize) throw invalid(`prompt: token id ${id} is out of vocabulary (size ${tok.vocabSize})`);
   }

@@ -23,7 +23,7 @@ export type TokenizeInput =
   | { kind: 'prompt'; model: string; prompt: string; addSpecialTokens: boolean; returnTokenStrs: boolean }
   | { kind: 'chat'; chat: ChatGenerationRequest; returnTokenStrs: boolean };
 
-export function tokenize(services: PipelineServices, input: TokenizeInput): TokenizeResult {
+export async function tokenize(services: PipelineServices, input: TokenizeInput): Promise<TokenizeResult> {
   let model: string;
   let tokens: number[];
   let tokenizer;
@@ -32,7 +32,7 @@ export function tokenize(services: PipelineServices, input: TokenizeInput): Toke
     tokenizer = modelContextFor(services, model).tokenizer;
     tokens = tokenizer.encode(input.prompt, input.addSpecialTokens);
   } else {
-    const r = chatPromptIds(services, input.chat);
+    const r = await chatPromptIds(services, input.chat);
     model = r.model;
     tokenizer = r.ctx.tokenizer;
     tokens = r.promptIds;

@@ -30,7 +30,7 @@ function withAnthropicErrors(handle: (call: InferenceCall) => Promise<Response>)
 export function createMessagesHandler(): InferenceHandler {
   return withAnthropicErrors(async (call) => {
     const req = parseMessagesRequest(await readJsonBody(call.request));
-    const prepared = prepareChat(call.services, req, call.requestId);
+    const prepared = await prepareChat(call.services, req, call.requestId);
     const meta: MessagesMeta = { id: prepared.id, model: prepared.model };
     return respond(call, prepared, {
       endpoint: 'messages',
@@ -46,6 +46,6 @@ export function createMessagesHandler(): InferenceHandler {
 export function createCountTokensHandler(): InferenceHandler {
   return withAnthropicErrors(async (call) => {
     const req = parseMessagesRequest(await readJsonBody(call.request), { countOnly: true });
-    return Response.json({ input_tokens: countChatPromptTokens(call.services, req) }, { headers: { 'x-request-id': call.requestId } });
+    return Response.json({ input_tokens: await countChatPromptTokens(call.services, req) }, { headers: { 'x-request-id': call.requestId } });
   });
 }

@@ -12,7 +12,7 @@ export function createGenerateHandler(): InferenceHandler {
     const startedAt = performance.now();
     const body = await readJsonBody(call.request);
     const { completion, returnLogprob } = parseGenerateRequest(body, generateModel(body, call.services.workers.modelIds()));
-    const prepared = { ...prepareCompletion(call.services, completion, call.requestId), tokenIds: true };
+    const prepared = { ...(await prepareCompletion(call.services, completion, call.requestId)), tokenIds: true };
     const meta: GenerateMeta = { id: prepared.id, n: prepared.n, returnLogprob, startedAt };
     return respond(call, prepared, {
       endpoint: 'generate',

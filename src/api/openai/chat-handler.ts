@@ -10,7 +10,7 @@ import { openaiErrorResponse } from './errors.js';
 export function createChatHandler(): InferenceHandler {
   return withErrors(openaiErrorResponse, async (call) => {
     const req = parseChatRequest(await readJsonBody(call.request));
-    const prepared = prepareChat(call.services, req, call.requestId);
+    const prepared = await prepareChat(call.services, req, call.requestId);
     const meta: ChatMeta = { ...prepared, includeUsage: req.includeUsage };
     return respond(call, prepared, {
       endpoint: 'chat_completions',

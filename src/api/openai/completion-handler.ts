@@ -10,7 +10,7 @@ import { openaiErrorResponse } from './errors.js';
 export function createCompletionHandler(): InferenceHandler {
   return withErrors(openaiErrorResponse, async (call) => {
     const req = parseCompletionRequest(await readJsonBody(call.request));
-    const prepared = prepareCompletion(call.services, req, call.requestId);
+    const prepared = await prepareCompletion(call.services, req, call.requestId);
     const meta: CompletionMeta = {
       ...prepared,
       suffix: req.suffix ?? '',

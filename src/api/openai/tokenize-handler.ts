@@ -20,13 +20,13 @@ export function createTokenizeHandler(): InferenceHandler {
     const returnTokenStrs = optBool(body, 'return_token_strs') ?? false;
     if (body.messages !== undefined && body.messages !== null) {
       const chat = parseChatRequest(body);
-      return Response.json(tokenize(call.services, { kind: 'chat', chat, returnTokenStrs }));
+      return Response.json(await tokenize(call.services, { kind: 'chat', chat, returnTokenStrs }));
     }
     const prompt = optString(body, 'prompt');
     if (prompt === undefined) throw invalid('either prompt or messages must be provided', 'prompt');
     const addSpecialTokens = optBool(body, 'add_special_tokens') ?? true;
     const model = optString(body, 'model') ?? '';
-    return Response.json(tokenize(call.services, { kind: 'prompt', model, prompt, addSpecialTokens, returnTokenStrs }));
+    return Response.json(await tokenize(call.services, { kind: 'prompt', model, prompt, addSpecialTokens, returnTokenStrs }));
   });
 }
 

@@ -12,7 +12,7 @@ import type { ResponseMeta } from './response-object.js';
 export function createResponsesHandler(): InferenceHandler {
   return withErrors(openaiErrorResponse, async (call) => {
     const { chat, echo } = parseResponsesRequest(await readJsonBody(call.request));
-    const prepared = prepareChat(call.services, chat, call.requestId);
+    const prepared = await prepareChat(call.services, chat, call.requestId);
     const meta: ResponseMeta = {
       responseId: `resp_${uuidv7().replaceAll('-', '')}`,
       chatId: prepared.id,

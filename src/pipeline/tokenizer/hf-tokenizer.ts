@@ -20,6 +20,7 @@ export interface HfTokenizerParts {
   special: SpecialTokenStrings;
   eos: EosIds;
   template: ChatTemplateSource | null;
+  cutTokens: readonly string[];
 }
 
 // HF writes int(1e30) as model_max_length when it does not know the limit.
@@ -48,6 +49,7 @@ export class HfTokenizer implements LoadedTokenizer {
   readonly modelConfig: Readonly<Record<string, unknown>> | null;
   readonly generationConfig: Readonly<Record<string, unknown>> | null;
   readonly tokenizerConfig: Readonly<Record<string, unknown>> | null;
+  readonly cutTokens: readonly string[];
   private readonly tok: Tokenizer;
   private byteLevel: ByteLevelVocab | null | undefined;
 
@@ -64,6 +66,7 @@ export class HfTokenizer implements LoadedTokenizer {
     this.padToken = parts.special.pad;
     this.eosTokenIds = Object.freeze([...parts.eos.ids]);
     this.primaryEosTokenId = parts.eos.primary;
+    this.cutTokens = Object.freeze([...parts.cutTokens]);
     this.chatTemplate = parts.template?.source ?? null;
     this.chatTemplateOrigin = parts.template?.origin ?? null;
     this.modelMaxLength =

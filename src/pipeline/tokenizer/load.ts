@@ -7,6 +7,7 @@ import { basename, dirname, join } from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
 import { resolveChatTemplate } from '../chat-template-source.js';
 import { resolveEosIds } from '../eos.js';
+import { safeCutTokens } from './cut-tokens.js';
 import { TokenizerLoadError } from './errors.js';
 import { HfTokenizer } from './hf-tokenizer.js';
 import { looksLikeHubId, resolveHubSnapshot } from './hub.js';
@@ -44,6 +45,36 @@ async function readOptionalJson(path: string, warn: (msg: string) => void): Prom
   return null;
 }
 
+async function readTokenizerJson(directory: string, source: string): Promise<unknown> {
+  const tokenizerPath = join(directory, 'tokenizer.json');
+  try {
+    return JSON.parse(await readFile(tokenizerPath, 'utf8'));
+  } catch (err) {
+    const reason = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : (err as Error).message;
+    throw new TokenizerLoadError(`cannot load ${tokenizerPath} for ${source}: ${reason}`);
+  }
+}
+
+function constructLibTokenizer(directory: string, tokenizerJson: unknown, tokenizerConfig: Json | null): Tokenizer {
+  try {
+    return new Tokenizer(tokenizerJson as object, tokenizerConfig ?? {});
+  } catch (err) {
+    throw new TokenizerLoadError(`unsupported tokenizer in ${join(directory, 'tokenizer.json')}: ${(err as Error).message}`);
+  }
+}
+
+/**
+ * The library tokenizer of an already resolved directory, built from the same files the same way
+ * as `loadTokenizer` builds it, so a second copy (a prompt worker thread's) encodes identically.
+ */
+export async function loadLibTokenizer(directory: string): Promise<Tokenizer> {
+  const [tokenizerJson, tokenizerConfig] = await Promise.all([
+    readTokenizerJson(directory, directory),
+    readOptionalJson(join(directory, 'tokenizer_config.json'), () => {}),
+  ]);
+  return constructLibTokenizer(directory, tokenizerJson, tokenizerConfig);
+}
+
 export async function loadTokenizer(
   source: string,
   opts: LoadTokenizerOptions & { onWarning?: (message: string) => void } = {},
@@ -57,27 +88,13 @@ export async function loadTokenizer(
     directory = await resolveHubSnapshot(source, opts);
   }
 
-  const tokenizerPath = join(directory, 'tokenizer.json');
-  let tokenizerJson: unknown;
-  try {
-    tokenizerJson = JSON.parse(await readFile(tokenizerPath, 'utf8'));
-  } catch (err) {
-    const reason = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : (err as Error).message;
-    throw new TokenizerLoadError(`cannot load ${tokenizerPath} for ${source}: ${reason}`);
-  }
-
+  const tokenizerJson = await readTokenizerJson(directory, source);
   const [tokenizerConfig, modelConfig, generationConfig, specialTokensMap] = await Promise.all(
     ['tokenizer_config.json', 'config.json', 'generation_config.json', 'special_tokens_map.json'].map((f) =>
       readOptionalJson(join(directory, f), warn),
     ),
   );
-
-  let tokenizer: Tokenizer;
-  try {
-    tokenizer = new Tokenizer(tokenizerJson as object, tokenizerConfig ?? {});
-  } catch (err) {
-    throw new TokenizerLoadError(`unsupported tokenizer in ${tokenizerPath}: ${(err as Error).message}`);
-  }
+  const tokenizer = constructLibTokenizer(directory, tokenizerJson, tokenizerConfig);
 
   const added = new Set([...tokenizer.get_added_tokens_decoder().values()].map((t) => t.content));
   const special = resolveSpecialTokens(tokenizerConfig, specialTokensMap, (t) => added.has(t));
@@ -98,5 +115,6 @@ export async function loadTokenizer(
     special,
     eos,
     template,
+    cutTokens: safeCutTokens(tokenizerJson),
   });
 }

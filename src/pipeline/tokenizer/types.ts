@@ -28,6 +28,11 @@ export interface LoadedTokenizer {
   readonly modelConfig: Readonly<Record<string, unknown>> | null;
   readonly generationConfig: Readonly<Record<string, unknown>> | null;
   readonly tokenizerConfig: Readonly<Record<string, unknown>> | null;
+  /**
+   * Added tokens after which a text may be cut and the pieces encoded apart with the same ids
+   * (cut-tokens.ts); absent or empty when none is safe.
+   */
+  readonly cutTokens?: readonly string[];
 
   /** Rendered prompts already carry their BOS, so special tokens are not added unless asked. */
   encode(text: string, addSpecialTokens?: boolean): number[];

@@ -1,0 +1,242 @@
+/**
+ * A small pool of prompt worker threads for one model. Threads start in the background when the
+ * model's tokenizer loads; until one is ready (or while none is), `submit` returns null and the
+ * caller does the work on the event loop itself. A thread that dies fails the jobs it held with a
+ * 500 and is replaced. An idle pool never keeps the process alive.
+ */
+import { Worker } from 'node:worker_threads';
+import type { RenderRequest } from '../chat-template.js';
+import { ChatTemplateError } from '../chat-template-error.js';
+import { PipelineError } from '../errors.js';
+import type { EncoderKind, PromptJob, PromptReply, PromptWorkerInit, WorkerHello } from './protocol.js';
+
+export interface PromptPoolOptions {
+  /**
+   * Worker threads. By default one on the Rust binding (its encodes already run in parallel on the
+   * libuv pool, and a thread holding it costs ~180 MiB) and two on the JS library (whose encode
+   * runs on the thread itself).
+   */
+  size?: number;
+  /** Starts one worker thread (tests substitute an entry that misbehaves on cue). */
+  spawn?: (init: PromptWorkerInit) => Worker;
+  /** Told when a thread is ready (with its encoder and why it is not the one asked for) or died. */
+  onEvent?: (event: PromptPoolEvent) => void;
+}
+
+export type PromptPoolEvent =
+  | { kind: 'ready'; encoder: EncoderKind; note: string | null }
+  /** A thread died or could not start; another is started (after a back-off when it keeps failing). */
+  | { kind: 'exit'; message: string };
+
+interface Pending {
+  resolve(ids: number[] | null): void;
+  reject(err: Error): void;
+}
+
+interface Slot {
+  worker: Worker;
+  ready: boolean;
+  pending: Map<number, Pending>;
+}
+
+const ENTRY = new URL('./worker-entry.mjs', import.meta.url);
+// A thread that keeps dying before it is ready (a tokenizer it cannot load, no memory) is retried
+// slowly rather than in a tight loop.
+const RESTART_MIN_MS = 500;
+const RESTART_MAX_MS = 30_000;
+
+const live = new Set<PromptPool>();
+
+/** Terminates every pool's threads (the gateway's shutdown path). */
+export async function closePromptPools(): Promise<void> {
+  await Promise.all([...live].map((p) => p.close()));
+}
+
+function defaultSpawn(init: PromptWorkerInit): Worker {
+  return new Worker(ENTRY, { workerData: init, name: 'smg-prompt' });
+}
+
+function toNumbers(ids: Uint32Array): number[] {
+  const out = new Array<number>(ids.length);
+  for (let i = 0; i < ids.length; i++) out[i] = ids[i];
+  return out;
+}
+
+export class PromptPool {
+  private readonly slots: Array<Slot | null>;
+  private readonly autoSize: boolean;
+  private readonly spawn: (init: PromptWorkerInit) => Worker;
+  private readonly onEvent: (event: PromptPoolEvent) => void;
+  private nextId = 1;
+  private closed = false;
+  private failures = 0;
+  private readonly timers = new Set<NodeJS.Timeout>();
+
+  constructor(
+    private readonly init: PromptWorkerInit,
+    opts: PromptPoolOptions = {},
+  ) {
+    this.spawn = opts.spawn ?? defaultSpawn;
+    this.onEvent = opts.onEvent ?? (() => {});
+    this.autoSize = opts.size === undefined;
+    this.slots = new Array<Slot | null>(Math.max(1, opts.size ?? 1)).fill(null);
+    live.add(this);
+    for (let i = 0; i < this.slots.length; i++) this.startSlot(i);
+  }
+
+  /** Threads ready for jobs. */
+  get readyCount(): number {
+    let n = 0;
+    for (const s of this.slots) if (s?.ready) n++;
+    return n;
+  }
+
+  /**
+   * Renders with the model's chat template and encodes. Null when no thread is ready, and
+   * resolves to null when the thread declined the text (the caller then does it on the loop).
+   */
+  encodeChat(request: RenderRequest): Promise<number[] | null> | null {
+    return this.submit({ id: 0, op: 'chat', request });
+  }
+
+  /** Encodes plain text; null as for `encodeChat`. */
+  encodeText(text: string): Promise<number[] | null> | null {
+    return this.submit({ id: 0, op: 'text', text });
+  }
+
+  /**
+   * Resolves once `count` threads (default: all the pool runs) are ready. For tests and
+   * benchmarks: requests never wait for a thread.
+   */
+  async whenReady(count?: number, timeoutMs = 60_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.readyCount < (count ?? this.slots.length)) {
+      if (this.closed) throw new Error('prompt pool closed');
+      if (Date.now() > deadline) throw new Error(`prompt pool: ${this.readyCount}/${count ?? this.slots.length} threads ready after ${timeoutMs} ms`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    live.delete(this);
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+    const exits: Array<Promise<number>> = [];
+    for (let i = 0; i < this.slots.length; i++) {
+      const slot = this.slots[i];
+      if (!slot) continue;
+      this.slots[i] = null;
+      this.failAll(slot, 'the prompt pool was closed');
+      exits.push(slot.worker.terminate());
+    }
+    await Promise.all(exits);
+  }
+
+  private submit(job: PromptJob): Promise<number[] | null> | null {
+    let best: Slot | null = null;
+    for (const s of this.slots) {
+      if (s?.ready && (best === null || s.pending.size < best.pending.size)) best = s;
+    }
+    if (best === null) return null;
+    const slot = best;
+    job.id = this.nextId++;
+    let pending!: Pending;
+    const done = new Promise<number[] | null>((resolve, reject) => {
+      pending = { resolve, reject };
+    });
+    try {
+      slot.worker.postMessage(job);
+    } catch {
+      // Not cloneable (never the case for a parsed JSON body): the caller does it on the loop.
+      return null;
+    }
+    slot.pending.set(job.id, pending);
+    // Only a thread with work keeps the process alive.
+    if (slot.pending.size === 1) slot.worker.ref();
+    return done;
+  }
+
+  private startSlot(index: number): void {
+    let worker: Worker;
+    try {
+      worker = this.spawn(this.init);
+    } catch (err) {
+      this.slots[index] = null;
+      this.failures++;
+      this.scheduleRestart(index, `the prompt worker thread did not start: ${(err as Error).message}`);
+      return;
+    }
+    const slot: Slot = { worker, ready: false, pending: new Map() };
+    this.slots[index] = slot;
+    let lastError: Error | null = null;
+    worker.on('message', (msg: WorkerHello | PromptReply) => {
+      if ('ready' in msg) {
+        if (!msg.ready) {
+          lastError = new Error(msg.message);
+          void worker.terminate();
+          return;
+        }
+        slot.ready = true;
+        this.failures = 0;
+        worker.unref();
+        this.onEvent({ kind: 'ready', encoder: msg.encoder, note: msg.note });
+        if (this.autoSize && msg.encoder === 'js' && this.slots.length === 1) {
+          this.slots.push(null);
+          this.startSlot(1);
+        }
+        return;
+      }
+      this.settle(slot, msg);
+    });
+    worker.on('error', (err) => {
+      lastError = err;
+    });
+    worker.on('exit', (code) => {
+      if (this.slots[index] !== slot) return;
+      this.slots[index] = null;
+      const why = lastError ? `${lastError.message}` : `exit code ${code}`;
+      this.failAll(slot, `the prompt worker thread exited (${why})`);
+      if (!slot.ready) this.failures++;
+      this.scheduleRestart(index, `the prompt worker thread exited (${why})`);
+    });
+  }
+
+  private scheduleRestart(index: number, message: string): void {
+    if (this.closed) return;
+    this.onEvent({ kind: 'exit', message });
+    if (this.failures === 0) {
+      this.startSlot(index);
+      return;
+    }
+    const delay = Math.min(RESTART_MAX_MS, RESTART_MIN_MS * 2 ** (this.failures - 1));
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      if (!this.closed) this.startSlot(index);
+    }, delay);
+    timer.unref();
+    this.timers.add(timer);
+  }
+
+  private settle(slot: Slot, reply: PromptReply): void {
+    const pending = slot.pending.get(reply.id);
+    if (!pending) return;
+    slot.pending.delete(reply.id);
+    if (slot.pending.size === 0) slot.worker.unref();
+    if ('ids' in reply) pending.resolve(toNumbers(reply.ids));
+    else if ('declined' in reply) pending.resolve(null);
+    else if (reply.error === 'template') pending.reject(new ChatTemplateError(reply.message));
+    else pending.reject(tokenizationFailed(reply.message));
+  }
+
+  private failAll(slot: Slot, message: string): void {
+    const err = tokenizationFailed(message);
+    for (const p of slot.pending.values()) p.reject(err);
+    slot.pending.clear();
+  }
+}
+
+function tokenizationFailed(message: string): PipelineError {
+  return new PipelineError(500, 'tokenization_failed', `Tokenization failed: ${message}`);
+}

@@ -1,0 +1,38 @@
+/**
+ * Messages between the gateway's event loop and a prompt worker thread. Plain data only: every
+ * value crosses by structured clone, the token ids by transfer of their buffer.
+ */
+import type { RenderRequest, TemplateSpecialTokens } from '../chat-template.js';
+
+/**
+ * How a worker turns text into ids: the Rust `tokenizers` binding, or the same pure-JS library
+ * the event loop uses. A worker that cannot load the binding, or whose binding disagrees with the
+ * library on the parity probes, uses the library.
+ */
+export type EncoderKind = 'native' | 'js';
+
+export interface PromptWorkerInit {
+  /** The resolved tokenizer directory (tokenizer.json, tokenizer_config.json). */
+  directory: string;
+  /** The model's chat template, compiled once per worker; null when chat prompts never come here. */
+  template: { source: string; specials: TemplateSpecialTokens } | null;
+  encoder: EncoderKind;
+  /** Added tokens after which a long text may be cut to encode its pieces in parallel. */
+  cutTokens: string[];
+  /** Texts and the ids the event loop's tokenizer gives them: a worker must reproduce them all. */
+  probes: Array<{ text: string; ids: number[] }>;
+}
+
+export type PromptJob =
+  | { id: number; op: 'chat'; request: RenderRequest }
+  | { id: number; op: 'text'; text: string };
+
+export type PromptReply =
+  | { id: number; ids: Uint32Array }
+  /** This text is one the worker cannot encode exactly: the event loop must (see prompt-worker.ts). */
+  | { id: number; declined: true }
+  /** `template`: the template raised (a client error); `failed`: anything else. */
+  | { id: number; error: 'template' | 'failed'; message: string };
+
+/** The first message a worker sends. */
+export type WorkerHello = { ready: true; encoder: EncoderKind; note: string | null } | { ready: false; message: string };

@@ -1,0 +1,221 @@
+/**
+ * The prompt pool's lifecycle on the tiny tokenizer: threads start in the background and give the
+ * event loop's ids, a template error comes back as the template's error, a thread that dies fails
+ * the jobs it held with a 500 and is replaced, a pool with no thread ready (or closed) leaves the
+ * work to the event loop, and an idle pool does not keep the process alive.
+ */
+import { execFile } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ChatTemplate, ChatTemplateError } from '../../src/pipeline/chat-template.js';
+import { PipelineError } from '../../src/pipeline/errors.js';
+import { encodeChatPrompt, encodePromptText, TEXT_OFF_LOOP_MIN_CHARS } from '../../src/pipeline/prompt-pool/encode-prompt.js';
+import type { PromptPool, PromptPoolEvent } from '../../src/pipeline/prompt-pool/pool.js';
+import { startPromptPool } from '../../src/pipeline/prompt-pool/start.js';
+import { loadTokenizer, type LoadedTokenizer } from '../../src/pipeline/tokenizer/index.js';
+
+const ROOT = join(import.meta.dirname, '../..');
+const TINY = join(ROOT, 'test/fixtures/tiny-tokenizer');
+const CRASHING = new URL('../support/crashing-prompt-worker.mjs', import.meta.url);
+/** Whether the Rust binding is installed (then pools default to one thread on it). */
+const BINDING = (() => {
+  try {
+    return Boolean(createRequire(import.meta.url).resolve('tokenizers'));
+  } catch {
+    return false;
+  }
+})();
+const BIG = 'Hi the hello world 世界 👋 '.repeat(100);
+
+let tok: LoadedTokenizer;
+let template: ChatTemplate;
+beforeAll(async () => {
+  tok = await loadTokenizer(TINY);
+  template = ChatTemplate.compile(tok.chatTemplate, tok);
+});
+
+function expectTokenizationFailed(err: unknown, detail: RegExp): void {
+  expect(err).toBeInstanceOf(PipelineError);
+  const e = err as PipelineError;
+  expect([e.status, e.code]).toEqual([500, 'tokenization_failed']);
+  expect(e.message).toMatch(/^Tokenization failed: /);
+  expect(e.message).toMatch(detail);
+}
+
+describe('a started pool', () => {
+  let pool: PromptPool;
+  const events: PromptPoolEvent[] = [];
+  beforeAll(async () => {
+    pool = startPromptPool(tok, template, { onEvent: (e) => events.push(e) });
+    await pool.whenReady();
+  }, 60_000);
+  afterAll(() => pool.close());
+
+  it('starts one thread on the Rust binding when it is installed, else two on the JS library', () => {
+    const ready = events.filter((e) => e.kind === 'ready');
+    expect(pool.readyCount).toBe(BINDING ? 1 : 2);
+    expect(ready).toHaveLength(BINDING ? 1 : 2);
+    for (const e of ready) {
+      expect(e).toMatchObject(BINDING ? { encoder: 'native', note: null } : { encoder: 'js', note: expect.stringMatching(/tokenizers binding did not load/) });
+    }
+  });
+
+  it('encodes text and chat prompts to the ids the event loop gives', async () => {
+    expect(await pool.encodeText(BIG)).toEqual(tok.encode(BIG, false));
+    expect(await pool.encodeText('')).toEqual([]);
+    const request = { messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: BIG }] };
+    expect(await pool.encodeChat(request)).toEqual(tok.encode(template.render(request), false));
+  });
+
+  it('hands back a request it cannot send to a thread (not cloneable)', () => {
+    const request = { messages: [{ role: 'user', content: BIG, extra: () => 1 }] };
+    expect(pool.encodeChat(request)).toBeNull();
+  });
+
+  it('answers many concurrent jobs, each with its own ids', async () => {
+    const chars = Array.from(BIG); // by code point: a cut emoji would be declined to the loop
+    const texts = Array.from({ length: 200 }, (_, i) => `${i} ${chars.slice(i, i + 50 + i).join('')}<|im_end|>${i}`);
+    const got = await Promise.all(texts.map((t) => pool.encodeText(t)));
+    expect(got).toEqual(texts.map((t) => tok.encode(t, false)));
+  });
+
+  it("reports a template's own error as a ChatTemplateError with the in-loop message", async () => {
+    const request = { messages: [{ role: 'user', content: BIG }], kwargs: {} };
+    const raising = ChatTemplate.compile("{{ raise_exception('no such role: ' + messages[0].role) }}", tok);
+    const own = startPromptPool(tok, raising);
+    try {
+      await own.whenReady();
+      const expected = (() => {
+        try {
+          raising.render(request);
+        } catch (err) {
+          return err;
+        }
+      })();
+      expect(expected).toBeInstanceOf(ChatTemplateError);
+      const err = await (own.encodeChat(request) as Promise<number[] | null>).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ChatTemplateError);
+      expect((err as Error).message).toBe((expected as Error).message);
+    } finally {
+      await own.close();
+    }
+  }, 60_000);
+});
+
+describe('a thread that dies', () => {
+  it('fails the jobs it held with a 500, never hangs, and is replaced', async () => {
+    const events: PromptPoolEvent[] = [];
+    const pool = startPromptPool(tok, template, {
+      size: 1,
+      spawn: (init) => new Worker(CRASHING, { workerData: init }),
+      onEvent: (e) => events.push(e),
+    });
+    try {
+      await pool.whenReady(1);
+      const crash = (pool.encodeText('__crash__') as Promise<number[] | null>).catch((e: unknown) => e);
+      // Queued behind the crash on the same (only) thread: it is in flight when the thread dies.
+      const behind = (pool.encodeText(BIG) as Promise<number[] | null>).catch((e: unknown) => e);
+      expectTokenizationFailed(await crash, /prompt worker thread exited \(simulated prompt worker crash\)/);
+      expectTokenizationFailed(await behind, /prompt worker thread exited/);
+      expect(events).toContainEqual(expect.objectContaining({ kind: 'exit' }));
+      await pool.whenReady(1);
+      expect(await pool.encodeText(BIG)).toEqual(tok.encode(BIG, false));
+      expect(events.filter((e) => e.kind === 'ready')).toHaveLength(2);
+    } finally {
+      await pool.close();
+    }
+  }, 60_000);
+});
+
+describe('without a ready thread', () => {
+  it('leaves big prompts to the event loop while no thread can start', async () => {
+    const events: PromptPoolEvent[] = [];
+    // Threads cannot load a tokenizer from a directory that has none; they keep being retried.
+    const pool = startPromptPool({ ...tok, directory: join(ROOT, 'test/fixtures/no-such-dir'), encode: tok.encode.bind(tok), idToToken: tok.idToToken.bind(tok) }, template, {
+      onEvent: (e) => events.push(e),
+    });
+    try {
+      await expect.poll(() => events.some((e) => e.kind === 'exit'), { timeout: 60_000 }).toBe(true);
+      expect(events.find((e) => e.kind === 'exit')).toMatchObject({ message: expect.stringMatching(/tokenizer\.json/) });
+      expect(pool.readyCount).toBe(0);
+      expect(pool.encodeText(BIG)).toBeNull();
+      const request = { messages: [{ role: 'user', content: BIG }] };
+      expect(await encodeChatPrompt({ tokenizer: tok, pool }, template, request)).toEqual(tok.encode(template.render(request), false));
+      expect(await encodePromptText({ tokenizer: tok, pool }, BIG)).toEqual(tok.encode(BIG, false));
+    } finally {
+      await pool.close();
+    }
+  }, 60_000);
+
+  it('retries a thread that cannot even be spawned with a back-off, not in a loop', async () => {
+    let calls = 0;
+    const pool = startPromptPool(tok, template, {
+      size: 1,
+      spawn: () => {
+        calls++;
+        throw new Error('no threads today');
+      },
+    });
+    try {
+      expect(calls).toBe(1);
+      await expect.poll(() => calls, { timeout: 30_000 }).toBeGreaterThanOrEqual(2);
+      expect(pool.encodeText(BIG)).toBeNull();
+    } finally {
+      await pool.close();
+    }
+    const after = calls;
+    await new Promise((r) => setTimeout(r, 600));
+    expect(calls).toBe(after);
+  }, 60_000);
+
+  it('after close: jobs in flight fail with a 500, threads are gone, prompts run on the loop', async () => {
+    const pool = startPromptPool(tok, template, { size: 1 });
+    await pool.whenReady(1);
+    const inFlight = (pool.encodeText(BIG.repeat(20)) as Promise<number[] | null>).catch((e: unknown) => e);
+    await pool.close();
+    // The job either finished before the close reached the thread or failed with the pool.
+    const result = await inFlight;
+    if (Array.isArray(result)) expect(result).toEqual(tok.encode(BIG.repeat(20), false));
+    else expectTokenizationFailed(result, /the prompt pool was closed/);
+    expect(pool.readyCount).toBe(0);
+    expect(pool.encodeText(BIG)).toBeNull();
+    expect(await encodePromptText({ tokenizer: tok, pool }, BIG)).toEqual(tok.encode(BIG, false));
+  }, 60_000);
+});
+
+describe('routing', () => {
+  it('sends every chat prompt to a ready thread, and plain text from TEXT_OFF_LOOP_MIN_CHARS on', async () => {
+    const asked: string[] = [];
+    const pool = {
+      encodeChat: () => (asked.push('chat'), null),
+      encodeText: (t: string) => (asked.push(`text ${t.length}`), null),
+    } as unknown as PromptPool;
+    const small = { messages: [{ role: 'user', content: 'Hi' }] };
+    // The fake has no thread ready: the work is done here, with the same ids.
+    expect(await encodeChatPrompt({ tokenizer: tok, pool }, template, small)).toEqual(tok.encode(template.render(small), false));
+    const short = 'x'.repeat(TEXT_OFF_LOOP_MIN_CHARS - 1);
+    const long = 'x'.repeat(TEXT_OFF_LOOP_MIN_CHARS);
+    expect(await encodePromptText({ tokenizer: tok, pool }, short)).toEqual(tok.encode(short, false));
+    expect(await encodePromptText({ tokenizer: tok, pool }, long)).toEqual(tok.encode(long, false));
+    expect(asked).toEqual(['chat', `text ${long.length}`]);
+  });
+
+  it('works without a pool at all (contexts without one, as fakes in tests)', async () => {
+    const request = { messages: [{ role: 'user', content: BIG }] };
+    expect(await encodeChatPrompt({ tokenizer: tok, pool: null }, template, request)).toEqual(tok.encode(template.render(request), false));
+    expect(await encodePromptText({ tokenizer: tok, pool: null }, BIG)).toEqual(tok.encode(BIG, false));
+  });
+});
+
+describe('process exit', () => {
+  it('an idle pool does not keep the process alive', async () => {
+    const text = 'Hi the world '.repeat(200);
+    const { stdout } = await new Promise<{ stdout: string }>((resolve, reject) => {
+      const args = ['--import', 'tsx', join(ROOT, 'test/support/idle-prompt-pool.ts'), TINY, text];
+      execFile(process.execPath, args, { cwd: ROOT, timeout: 60_000 }, (err, out) => (err ? reject(err) : resolve({ stdout: out })));
+    });
+    expect(stdout.trim()).toBe(`ready ${BINDING ? 1 : 2} ${tok.encode(text, false).length}`);
+  }, 90_000);
+});
