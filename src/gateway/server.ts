@@ -117,6 +117,8 @@ export async function startGateway(config: GatewayConfig, opts: ContextOptions =
     server.closeAllConnections();
     await closed;
     await ctx.workers.close();
+    // The models' prompt threads: no request needs them any more.
+    await closePromptPools();
     metricsServer.closeAllConnections();
     await closeServer(metricsServer, 1000);
     if (probeServer) {
