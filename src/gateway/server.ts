@@ -7,6 +7,7 @@ import type { Server } from 'node:http';
 import { isIP } from 'node:net';
 import { type HttpBindings, createAdaptorServer } from '@hono/node-server';
 import type { Hono } from 'hono';
+import { closePromptPools } from '../pipeline/prompt-pool/pool.js';
 import { buildApp, buildMetricsApp, buildProbeApp } from './app.js';
 import type { GatewayConfig } from './config.js';
 import { createGatewayContext, type ContextOptions, type GatewayContext } from './context.js';
