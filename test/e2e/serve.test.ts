@@ -86,7 +86,7 @@ describe('smg serve, drain and a second signal (e2e)', () => {
     expect(ms).toBeLessThan(4000);
     expect(run.proc.output()).toContain('Received signal 2, shutting down workers…');
     expect(run.proc.output()).toContain('Received signal 2 again, killing workers now');
-    await waitFor('engine gone', async () => ((await isGone(engine.pid)) ? true : undefined), 3000);
+    await waitFor('engine gone', async () => ((await isGone(engine.pid)) ? true : undefined), 30_000);
   });
 });
 

@@ -121,6 +121,17 @@ describe('workerPortCheck', () => {
     expect(probed[0]).toBeLessThan(30000);
   });
 
+  it('for TokenSpeed also refuses a port whose store port (--dist-init-addr) is taken', async () => {
+    const probed: number[] = [];
+    const probeTcp = async (p: number) => {
+      probed.push(p);
+      return p !== 31233;
+    };
+    expect(await workerPortCheck({ socketDir: dir, probeTcp, backend: 'tokenspeed' })(31000, 0)).toBe(false);
+    expect(probed.at(-1)).toBe(31233);
+    expect(await workerPortCheck({ socketDir: dir, probeTcp, backend: 'vllm' })(31000, 0)).toBe(true);
+  });
+
   it('refuses a port whose ipc socket something listens on (a gateway started with smg launch)', async () => {
     const server = createServer();
     await new Promise<void>((r) => server.listen(join(dir, 'engine-31000-in.sock'), r));

@@ -60,7 +60,7 @@ export async function prepareServe(config: ServeConfig, opts: PrepareOptions = {
   try {
     const ports = await findWorkerPorts(config.workerBasePort, config.replicas, {
       ...opts.ports,
-      accept: opts.ports?.accept ?? workerPortCheck({ socketDir, claims }),
+      accept: opts.ports?.accept ?? workerPortCheck({ socketDir, claims, backend: config.backend }),
     });
     const plans = planEngines(config, ports, { env: opts.env });
     const gateway = serveGatewaySetup(
