@@ -1,0 +1,31 @@
+/**
+ * The suite's one build of the CLI. Every `smg` process a test starts (bin/smg.js, bin/mock-python)
+ * otherwise loads ~300 TypeScript modules through tsx's loader hooks, which costs about a second of
+ * CPU per process; the e2e files start well over a hundred of them, so on a 2-core machine that
+ * alone was minutes of the run. globalSetup bundles the same sources with esbuild (the transformer
+ * tsx uses too) once per run and points the bins at it through SMG_PREBUILT_DIR.
+ *
+ * The bundle must sit two directories below the project root: modules find the package's own
+ * files as `new URL('../../bin/…', import.meta.url)` relative to where they live in src/.
+ */
+import { build } from 'esbuild';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+
+export async function buildPrebuiltCli(): Promise<{ dir: string; remove: () => void }> {
+  const dir = join(ROOT, '.build', `smg-${process.pid}`);
+  await build({
+    entryPoints: { main: join(ROOT, 'src/cli/main.ts'), 'mock-engine': join(ROOT, 'src/mock-engine/cli.ts') },
+    outdir: dir,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    packages: 'external',
+    logLevel: 'warning',
+  });
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
