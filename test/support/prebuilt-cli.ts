@@ -9,12 +9,32 @@
  * files as `new URL('../../bin/…', import.meta.url)` relative to where they live in src/.
  */
 import { build } from 'esbuild';
-import { rmSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
+/** Bundles of earlier runs that were killed before their teardown. */
+function removeAbandoned(buildDir: string): void {
+  let names: string[] = [];
+  try {
+    names = readdirSync(buildDir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = Number(/^smg-(\d+)$/.exec(name)?.[1]);
+    if (!pid || pid === process.pid) continue;
+    try {
+      process.kill(pid, 0);
+    } catch {
+      rmSync(join(buildDir, name), { recursive: true, force: true });
+    }
+  }
+}
+
 export async function buildPrebuiltCli(): Promise<{ dir: string; remove: () => void }> {
+  removeAbandoned(join(ROOT, '.build'));
   const dir = join(ROOT, '.build', `smg-${process.pid}`);
   await build({
     entryPoints: { main: join(ROOT, 'src/cli/main.ts'), 'mock-engine': join(ROOT, 'src/mock-engine/cli.ts') },

@@ -24,7 +24,7 @@ import { ShutdownController } from '../../launcher/shutdown-controller.js';
 import { exitWithParentWanted, installSignalHandlers } from '../../launcher/signals.js';
 import { killProcessGroup, spawnEngine } from '../../launcher/spawn-engine.js';
 import { createStartupDisplay, handshakeText } from '../../launcher/startup-display.js';
-import { STOP_ENGINE_GRACE_MS, Supervisor, type EngineExitEvent } from '../../launcher/supervisor.js';
+import { SHUTDOWN_DEADLINE_MS, Supervisor, type EngineExitEvent } from '../../launcher/supervisor.js';
 import { apiDeps } from '../../api/handlers.js';
 import type { Logger } from '../../util/logger.js';
 import { connectEngine } from '../../workers/connect.js';
@@ -81,7 +81,8 @@ export async function startServe(prep: PreparedServe, io: ServeIo): Promise<Serv
     plans,
     claims: prep.claims,
     startReaper: io.startReaper === undefined ? startReaper : io.startReaper,
-    graceMs: STOP_ENGINE_GRACE_MS,
+    // The same SIGTERM → SIGKILL deadline as a normal shutdown (§2.11).
+    graceMs: SHUTDOWN_DEADLINE_MS,
     log,
   });
 
