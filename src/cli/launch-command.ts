@@ -4,7 +4,7 @@
  * Signals go through the same ShutdownController as `smg serve`, with no engines to stop.
  */
 import { ShutdownController } from '../launcher/shutdown-controller.js';
-import { GATEWAY_SIGNALS, installSignalHandlers } from '../launcher/signals.js';
+import { exitWithParentWanted, GATEWAY_SIGNALS, installSignalHandlers } from '../launcher/signals.js';
 import { apiDeps } from '../api/handlers.js';
 import { startGateway, type GatewayHandle } from '../gateway/server.js';
 import { configWarnings, validateGatewayConfig } from '../gateway/validate-config.js';
@@ -56,7 +56,14 @@ export async function runLaunch(argv: string[], io: Partial<LaunchIo> = {}): Pro
   const exited = new Promise<number>((resolve) => (exit = resolve));
   const controller = new ShutdownController({ exit, log: (level, message) => logger[level](message) });
   // Handlers go in before the listeners bind so an early Ctrl-C still drains cleanly.
-  const uninstall = installSignalHandlers({ controller, signals: GATEWAY_SIGNALS, proc: io.signals });
+  // Only a real process has a parent to watch (tests pass an EventEmitter as the signal source).
+  const uninstall = installSignalHandlers({
+    controller,
+    signals: GATEWAY_SIGNALS,
+    proc: io.signals,
+    exitWithParent: io.signals === undefined && exitWithParentWanted(process.env),
+    log: (level, message) => logger[level](message),
+  });
 
   try {
     let gateway: GatewayHandle;

@@ -49,7 +49,7 @@ export async function parseAndPrepare(
   const logger = serveLogger(parsed.config, io.stdout);
   let prep: PreparedServe;
   try {
-    prep = await prepareServe(parsed.config, { env: io.env });
+    prep = await prepareServe(parsed.config, { env: io.env, log: (level, message) => logger[level](message) });
   } catch (err) {
     if (!(err instanceof LaunchError)) throw err;
     if (err.exitCode === 2) return { kind: 'exit', code: usageFailure(io.stderr, err.message) };

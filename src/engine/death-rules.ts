@@ -30,6 +30,15 @@ export interface DeathLatch {
 /** How long after the handshake to re-count peers when one left during it. */
 const HANDSHAKE_PEER_RECHECK_MS = 250;
 
+/**
+ * An engine that reports its death sends ENGINE_CORE_DEAD and then exits, so its disconnect and
+ * its sentinel reach us on different sockets at nearly the same moment, in either order. The
+ * disconnect waits this long (a few event-loop turns, so the output reader gets the sentinel
+ * already queued) and the one cause requests see is then the engine's own report. A SIGKILLed
+ * engine, which sends nothing, is declared dead this much later.
+ */
+export const DISCONNECT_SETTLE_MS = 50;
+
 /** A failed input send is fatal (smg-newest §2.8): a timed-out send may have left the socket part-sent. */
 export function dieOfSendFailure(latch: DeathLatch, err: unknown): void {
   const code = errCode(err);
@@ -58,7 +67,9 @@ export function watchPeers(latch: DeathLatch, peers: PeerTracker, socket: 'input
   peers.onPeerLeft((remaining) => {
     if (!latch.isLive()) return;
     if (remaining < engines) {
-      gone(remaining);
+      setTimeout(() => {
+        if (latch.isLive()) gone(remaining);
+      }, DISCONNECT_SETTLE_MS).unref();
       return;
     }
     latch.logger.debug({ worker: latch.url, socket, remaining }, 'a stale engine connection closed; the group is still connected');

@@ -87,6 +87,12 @@ export async function runHandshake(opts: HandshakeOptions): Promise<HandshakeRes
   const input = new zmq.Router({
     linger: 0,
     mandatory: true,
+    // A restarted engine dials back with the same 2-byte identity. Without handover a ROUTER that
+    // still holds the old connection under that identity (an engine killed after it had
+    // reconnected to these sockets, whose close the idle socket has not processed yet) keeps the
+    // new connection anonymous and its registration is never delivered (libzmq
+    // ZMQ_ROUTER_HANDOVER, zmq_setsockopt(3)). The newest connection is the engine that counts.
+    handover: true,
     sendHighWaterMark: 0,
     receiveHighWaterMark: 0,
     sendTimeout: sendMs,

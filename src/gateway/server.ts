@@ -27,9 +27,21 @@ export interface GatewayHandle {
 
 type FetchFn = (req: Request, env: HttpBindings) => Response | Promise<Response>;
 
+/**
+ * Idle keep-alive connections are kept this long. Node's default (5 s) closes an idle connection
+ * just as a client may be reusing it, and that request then fails with "other side closed"; the
+ * SMG gateway (hyper) sets no idle timeout at all. Clients that read the `Keep-Alive: timeout=65`
+ * hint (undici, the fetch of Node and of the official SDKs) close their side before it.
+ */
+const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
 function listen(fetch: FetchFn, host: string, port: number): Promise<Server> {
   // The Node request/response go on as the app's bindings, so streams can write to the socket.
   const server = createAdaptorServer({ fetch: (req, env) => fetch(req, env as HttpBindings) }) as Server;
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  // Node's advice: longer than the keep-alive timeout, so an idle connection is never cut as a
+  // slow request's headers arrive.
+  server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1000;
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {

@@ -16,6 +16,11 @@ export interface ChildHandle {
   readonly pid: number | undefined;
   /** Settles when the direct child exits (not when its pipes close; see ecosystem §1.4). */
   readonly exited: Promise<ExitInfo>;
+  /**
+   * The engine's last stderr lines. After an exit it first waits (briefly) for the rest of the
+   * output to arrive. Absent when the output is not captured (test doubles).
+   */
+  stderrTail?(): Promise<readonly string[]>;
 }
 
 export interface SpawnOptions {

@@ -14,6 +14,11 @@ export interface FindPortsOptions {
   readonly probe?: (port: number) => Promise<boolean>;
   /** Uniform in [0, 1), like Math.random. */
   readonly random?: () => number;
+  /**
+   * Further conditions on a candidate whose TCP port is free, for replica `index` (its handshake
+   * port, its ipc sockets, another serve's claim; see worker-port-check.ts). A refusal steps by 1.
+   */
+  readonly accept?: (port: number, index: number) => Promise<boolean>;
 }
 
 /**
@@ -29,7 +34,7 @@ export async function findWorkerPorts(base: number, count: number, opts: FindPor
     if (candidate > MAX_PORT) {
       throw new LaunchError(`Could not find ${count} available ports starting from ${base}`);
     }
-    if (await probe(candidate)) {
+    if ((await probe(candidate)) && (opts.accept === undefined || (await opts.accept(candidate, ports.length)))) {
       ports.push(candidate);
       candidate += 1 + Math.floor(random() * 5);
     } else {

@@ -3,19 +3,42 @@
  * SIGHUP is in serve's set: with engines in their own process groups, a closed terminal would
  * otherwise leave them running as orphans (ecosystem §1.4). `smg launch` keeps SIGINT/SIGTERM.
  */
+import type { LogFn } from './engine-process.js';
 import type { ShutdownController } from './shutdown-controller.js';
 
 export const SHUTDOWN_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 export const GATEWAY_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM'];
 
+/** How often the parent watch looks at the parent pid (getppid is a cheap syscall). */
+export const PARENT_POLL_MS = 250;
+
+/**
+ * Whether to treat the parent's exit as SIGTERM. `npx smg …` runs smg under `sh -c` under npm;
+ * npm passes a SIGTERM to the shell, which dies without passing it on, and smg would run on as an
+ * orphan holding its ports. npm, yarn and pnpm all set `npm_execpath` for what they run; outside
+ * them smg keeps running when its parent exits (`nohup`, `setsid`, a shell that backgrounded it).
+ * `SMG_EXIT_WITH_PARENT=1|0` forces either way.
+ */
+export function exitWithParentWanted(env: Readonly<Record<string, string | undefined>>): boolean {
+  const forced = env.SMG_EXIT_WITH_PARENT;
+  if (forced === '1' || forced === 'true') return true;
+  if (forced === '0' || forced === 'false') return false;
+  return Boolean(env.npm_execpath);
+}
+
 export interface SignalWiring {
-  readonly controller: Pick<ShutdownController, 'onSignal'>;
+  readonly controller: Pick<ShutdownController, 'onSignal' | 'shuttingDown'>;
   /** Default SHUTDOWN_SIGNALS. */
   readonly signals?: readonly NodeJS.Signals[];
   /** Last-resort sync kill of engines still running when the process exits any other way. */
   readonly killOnExit?: () => void;
   /** Where signals come from: the process by default, an EventEmitter in tests. */
   readonly proc?: NodeJS.EventEmitter;
+  /** Shut down as on SIGTERM when the parent process exits (see exitWithParentWanted). */
+  readonly exitWithParent?: boolean;
+  /** The parent pid now (default process.ppid); tests pass a fake. */
+  readonly ppid?: () => number;
+  readonly log?: LogFn;
 }
 
 /** Install handlers once; returns a function that removes them again. */
@@ -31,8 +54,30 @@ export function installSignalHandlers(wiring: SignalWiring): () => void {
   const killOnExit = wiring.killOnExit;
   const onExit = killOnExit ? (): void => killOnExit() : undefined;
   if (onExit) proc.on('exit', onExit);
+  const stopWatch = wiring.exitWithParent ? watchParent(wiring) : () => {};
   return () => {
     for (const [signal, handler] of handlers) proc.off(signal, handler);
     if (onExit) proc.off('exit', onExit);
+    stopWatch();
   };
+}
+
+/**
+ * Polls the parent pid; once it changes (the parent died and we were reparented) the shutdown
+ * runs as for SIGTERM — unless one already runs (a Ctrl-C reached both npm and smg), which must
+ * not turn into a "second signal" that skips the drain.
+ */
+function watchParent(wiring: SignalWiring): () => void {
+  const ppid = wiring.ppid ?? (() => process.ppid);
+  const parent = ppid();
+  const timer = setInterval(() => {
+    const now = ppid();
+    if (now === parent) return;
+    clearInterval(timer);
+    if (wiring.controller.shuttingDown) return;
+    wiring.log?.('warn', `Parent process (pid ${parent}) exited; shutting down as on SIGTERM`);
+    void wiring.controller.onSignal('SIGTERM');
+  }, PARENT_POLL_MS);
+  timer.unref();
+  return () => clearInterval(timer);
 }

@@ -45,8 +45,15 @@ export interface SupervisorOptions {
   readonly onEngineExit?: (event: EngineExitEvent) => void;
   /** A crashed engine was spawned again. */
   readonly onEngineRestart?: (event: EngineRestartEvent) => void;
+  /** Every engine process that started (first start and restarts), before anything else runs. */
+  readonly onSpawn?: (plan: EnginePlan, child: ChildHandle) => void;
+  /** SIGTERM → SIGKILL grace of stopEngine (a live engine whose connection died). */
+  readonly stopGraceMs?: number;
   readonly now?: () => number;
 }
+
+/** stopEngine's default grace: enough for vLLM to release its GPUs on SIGTERM. */
+export const STOP_ENGINE_GRACE_MS = 10_000;
 
 export interface EngineStatus {
   readonly index: number;
@@ -121,6 +128,40 @@ export class Supervisor {
     return this.stopping;
   }
 
+  /** The engine process currently serving `url`, if it runs. */
+  runningPid(url: string): number | undefined {
+    const slot = this.slots.find((s) => s.plan.url === url);
+    return slot?.running ? slot.child?.pid : undefined;
+  }
+
+  /** The last stderr lines of replica `index`'s latest process (empty when not captured). */
+  async stderrTail(index: number): Promise<readonly string[]> {
+    const child = this.slots.find((s) => s.plan.index === index)?.child;
+    return (await child?.stderrTail?.()) ?? [];
+  }
+
+  /**
+   * Stop the engine behind `url` although it did not exit: it runs, but its worker's connection
+   * died (input thread gone or hung). SIGTERM to its group, SIGKILL after the grace; resolves
+   * once the process has exited. Its exit then takes the normal path — logged, reported, and
+   * restarted with backoff under `restartEngines` — so the restart always comes after the old
+   * process is gone (it holds the engine identity the new one would register with).
+   * False when that engine is not running (or a shutdown owns the engines).
+   */
+  async stopEngine(url: string): Promise<boolean> {
+    const slot = this.slots.find((s) => s.plan.url === url);
+    const child = slot?.child;
+    if (!slot || !slot.running || child?.pid === undefined || this.shuttingDown) return false;
+    const pid = child.pid;
+    this.signalGroup(slot, pid, 'SIGTERM');
+    if (!(await settlesWithin(child.exited, this.opts.stopGraceMs ?? STOP_ENGINE_GRACE_MS))) {
+      this.log('warn', `${slot.plan.label} (pid ${pid}) did not exit in time; sending SIGKILL to its process group`);
+      this.signalGroup(slot, pid, 'SIGKILL');
+      await child.exited;
+    }
+    return true;
+  }
+
   /** Immediate group signal to engines still running (second Ctrl-C, process exit). */
   killAll(signal: NodeJS.Signals): void {
     for (const slot of this.slots) {
@@ -175,7 +216,14 @@ export class Supervisor {
     slot.child = child;
     slot.running = true;
     slot.startedAt = this.now();
-    if (child.pid !== undefined) this.log('info', launchedLine(plan, child.pid));
+    if (child.pid !== undefined) {
+      try {
+        this.opts.onSpawn?.(plan, child);
+      } catch (err) {
+        this.log('warn', `${plan.label} (pid ${child.pid}): ${(err as Error).message}`);
+      }
+      this.log('info', launchedLine(plan, child.pid));
+    }
     void child.exited.then((info) => this.onExit(slot, child, info));
   }
 

@@ -75,7 +75,7 @@ export class MockEngineProcess {
   }
 
   /** Resolves with the first line (already seen or future) matching `re`. */
-  waitForLine(re: RegExp, timeoutMs = 10_000): Promise<string> {
+  waitForLine(re: RegExp, timeoutMs = 60_000): Promise<string> {
     const seen = this.lines.find((l) => re.test(l));
     if (seen !== undefined) return Promise.resolve(seen);
     return new Promise((resolve, reject) => {

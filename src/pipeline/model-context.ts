@@ -1,3 +1,4 @@
+import type { Logger } from '../util/logger.js';
 import type { TokenizerSource } from '../workers/tokenizer-registry.js';
 import { ChatTemplate, ChatTemplateError } from './chat-template.js';
 import type { Decoder } from './detokenizer.js';
@@ -25,7 +26,7 @@ export interface ModelContext {
 }
 
 /** The tokenizer loader the gateway calls when a model's first worker registers. */
-export async function loadModelContext(src: TokenizerSource): Promise<ModelContext> {
+export async function loadModelContext(src: TokenizerSource, logger?: Logger): Promise<ModelContext> {
   const tokenizer = await loadTokenizer(src.source, src.chatTemplate ? { chatTemplate: src.chatTemplate } : {});
   // Build the byte-level decode table now (~50 ms for a 150k vocab) rather than on the first request.
   (tokenizer as Decoder).byteLevelVocab?.();
@@ -46,6 +47,15 @@ export async function loadModelContext(src: TokenizerSource): Promise<ModelConte
     templateError = err.message;
   }
   // Harmony prompts are rendered on the loop (plain string building) and only encoded there.
-  const prompts = startPromptPool(tokenizer, harmony ? null : template);
+  const prompts = startPromptPool(tokenizer, harmony ? null : template, {
+    onEvent: (event) => {
+      if (event.kind === 'ready') {
+        const note = event.note ? ` (${event.note})` : '';
+        logger?.info(`Prompt thread ready for model ${src.modelId} (encoder ${event.encoder})${note}`);
+      } else {
+        logger?.warn(`Prompt thread for model ${src.modelId} stopped: ${event.message}; its prompts are prepared on the event loop until a new thread is ready`);
+      }
+    },
+  });
   return { tokenizer, template, templateError, harmony, prompts };
 }

@@ -30,8 +30,8 @@ export interface TokenizerSource {
   chatTemplate: string | null;
 }
 
-/** Supplied by the pipeline: load (tokenizer + template) for one model. */
-export type TokenizerLoader<T = unknown> = (src: TokenizerSource) => Promise<T>;
+/** Supplied by the pipeline: load (tokenizer + template) for one model; `logger` hears what it starts. */
+export type TokenizerLoader<T = unknown> = (src: TokenizerSource, logger: Logger) => Promise<T>;
 
 const RETRY_MS = 30_000;
 
@@ -77,7 +77,7 @@ export class TokenizerAutoloader {
     const last = this.failures.get(modelId);
     if (last !== undefined && Date.now() - last.at < RETRY_MS) return;
     this.inFlight.add(modelId);
-    this.loader(src).then(
+    this.loader(src, this.logger).then(
       (tok) => {
         this.inFlight.delete(modelId);
         this.failures.delete(modelId);

@@ -94,7 +94,7 @@ const ROUND_TRIP_CHAT = [
 
 /** The mock's prompt length for the request whose rid starts with `rid` (both mocks log it). */
 async function enginePrompt(served: Served, rid: string): Promise<number> {
-  const line = await waitFor(`engine line for ${rid}`, () => served.engine.lines.find((l) => l.includes(`request added: ${rid}`)), 5000, {
+  const line = await waitFor(`engine line for ${rid}`, () => served.engine.lines.find((l) => l.includes(`request added: ${rid}`)), 30_000, {
     detail: () => served.engine.lines.slice(-10).join('\n'),
   });
   return Number((/ prompt=(\d+)/.exec(line) ?? /"prompt":(\d+)/.exec(line))?.[1]);
@@ -113,7 +113,7 @@ const user = (content: string): Anthropic.MessageParam[] => [{ role: 'user', con
 
 /** Anthropic clients send their key as `x-api-key`; this SDK version would send Bearer, so it is set by hand. */
 function xApiKeyClient(served: Served): Anthropic {
-  return new Anthropic({ apiKey: null, authToken: null, defaultHeaders: { 'x-api-key': KEY }, baseURL: served.gatewayURL, maxRetries: 0, timeout: 15_000 });
+  return new Anthropic({ apiKey: null, authToken: null, defaultHeaders: { 'x-api-key': KEY }, baseURL: served.gatewayURL, maxRetries: 0, timeout: 60_000 });
 }
 
 // ---- Per backend ------------------------------------------------------------------------------------
@@ -242,7 +242,7 @@ describe.each(BACKENDS)('Messages over $name', (backend) => {
   });
 
   it('--api-key: x-api-key or Bearer authenticate; a wrong key is an AuthenticationError', async () => {
-    const bearer = new Anthropic({ apiKey: KEY, baseURL: served.gatewayURL, maxRetries: 0, timeout: 15_000 });
+    const bearer = new Anthropic({ apiKey: KEY, baseURL: served.gatewayURL, maxRetries: 0, timeout: 60_000 });
     expect((await bearer.messages.countTokens({ model: served.model, messages: user('Hi') })).input_tokens).toBeGreaterThan(0);
     const wrong = new Anthropic({ apiKey: null, authToken: null, defaultHeaders: { 'x-api-key': 'nope' }, baseURL: served.gatewayURL, maxRetries: 0 });
     const err = await failure(wrong.messages.create({ model: served.model, max_tokens: 8, messages: user('Hi') }));

@@ -33,7 +33,7 @@ describe('the handshake waits for exactly N engines', () => {
     const gw = track(await startGateway({ engineCount: 2 }));
     // The load delay holds READY back, so the third HELLO surely arrives while READYs are awaited.
     const mock = track(startRanks({ port: gw.handshakePort, size: 3, args: ['--mock-load-delay-ms', '500'] }));
-    const line = await gw.proc.waitForLine(/ZMQ backend handshake failed/, 15_000);
+    const line = await gw.proc.waitForLine(/ZMQ backend handshake failed/, 60_000);
     expect(line).toMatch(
       new RegExp(
         `ZMQ backend handshake failed for ${gw.workerUrl}: unexpected startup handshake message: ` +
@@ -49,7 +49,7 @@ describe('the handshake waits for exactly N engines', () => {
     const gw = track(await startGateway({ engineCount: 2, args: ['--zmq-stage-timeout-secs', '1'] }));
     // Rank 0 of 2 only: the HELLO phase never completes.
     track(startRanks({ port: gw.handshakePort, size: 2, local: 1, startRank: 0 }));
-    const line = await gw.proc.waitForLine(/ZMQ backend handshake failed/, 15_000);
+    const line = await gw.proc.waitForLine(/ZMQ backend handshake failed/, 60_000);
     expect(line).toContain(
       `ZMQ backend handshake failed for ${gw.workerUrl}: startup handshake timed out while waiting for HELLO after 1s; will retry on the next health probe`,
     );

@@ -55,7 +55,7 @@ describe('lockstep group of 2 ranks (e2e)', () => {
       expect(res.choices[0].message.content.length).toBeGreaterThan(0);
       expect(ms).toBeLessThan(3000);
       // Let the group drain and park, so the next request meets a parked group.
-      await mock.waitForLine(PARKED, 5000);
+      await mock.waitForLine(PARKED, 30_000);
       const end = Date.now() + 5000;
       while (parkedWaves(mock).length <= parkedBefore && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
       expect(parkedWaves(mock).length).toBeGreaterThan(parkedBefore);

@@ -54,7 +54,7 @@ async function serve(serveArgs: string[], engineArgs: string[]): Promise<Served>
   };
   const served = { gw, proc };
   started.push(served);
-  await waitForOk('serve readiness', `${gw.base}/readiness`, 30_000, { detail: () => proc.output() });
+  await waitForOk('serve readiness', `${gw.base}/readiness`, 90_000, { detail: () => proc.output() });
   return served;
 }
 

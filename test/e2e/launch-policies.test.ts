@@ -136,7 +136,7 @@ describe('engine death and registration errors seen from the gateway', () => {
       body: JSON.stringify({ url, runtime_type: 'sglang' }),
     });
     expect(res.status).toBe(202);
-    await gw.proc.waitForLine(/Failed job: type=AddWorker/, 10_000);
+    await gw.proc.waitForLine(/Failed job: type=AddWorker/, 60_000);
     expect(gw.proc.output()).toContain(
       `Failed job: type=AddWorker, worker=${url}, error=Workflow failed at step create_local_worker: Step failed: create_worker - ZMQ worker ${url} has unsupported runtime sglang: only vllm and tokenspeed are supported over the ZMQ direct backend`,
     );

@@ -72,7 +72,7 @@ describe('a half-dead vLLM engine', () => {
     expect((await fetch(`${gw.base}/readiness`)).status).toBe(503);
     // Half-dead indeed: the process is still up; killing it is the supervisor's part.
     expect(engine.running).toBe(true);
-  }, 60_000);
+  }, 180_000);
 
   it('a healthy engine slower than the probe answers get_supported_tasks and its request completes', async () => {
     const gw = await startGateway();
@@ -92,7 +92,7 @@ describe('a half-dead vLLM engine', () => {
     expect(engine.lines.filter((l) => l.includes('utility: get_supported_tasks call_id=')).length).toBeGreaterThanOrEqual(1);
     expect(gw.proc.output()).not.toContain('did not answer');
     expect(await statusOf(gw)).toBe('ready');
-  }, 60_000);
+  }, 180_000);
 
   it('input thread killed by an undecodable ADD: the input disconnect takes the worker out of ready at once', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'smg-half-'));
@@ -157,5 +157,5 @@ describe('a half-dead vLLM engine', () => {
     expect(worker.status).not.toBe('ready');
     expect(deaths).toEqual([{ workerId: added.id, url, reason: ENGINE_INPUT_DISCONNECTED_TEXT, kind: 'dead', cause: 'disconnect' }]);
     expect(engine.running).toBe(true);
-  }, 60_000);
+  }, 180_000);
 });

@@ -35,7 +35,7 @@ describe('a worker path that another gateway is bound to', () => {
       `ZMQ backend handshake failed for ${url}: ipc socket path ${dir}/w0-in.sock is live: another process (probably another gateway) ` +
       'is bound to it; refusing to unlink it (stop that process, or give this worker a different ipc path); will retry on the next health probe';
     const t0 = performance.now();
-    await waitFor('two refusals by the second gateway', () => (second.proc.output().split(refusal).length > 2 ? true : undefined), 20_000, {
+    await waitFor('two refusals by the second gateway', () => (second.proc.output().split(refusal).length > 2 ? true : undefined), 60_000, {
       detail: () => second.proc.output(),
     });
 
@@ -47,5 +47,5 @@ describe('a worker path that another gateway is bound to', () => {
     expect(first.proc.output()).not.toContain('treating engine as dead');
     const reply = await chat(first, 'still yours?', 3);
     expect(reply.choices[0].finish_reason).toBe('length');
-  }, 60_000);
+  }, 180_000);
 });

@@ -49,7 +49,7 @@ async function longStream(): Promise<{ done: Promise<{ error: Error | null; chun
 }
 
 async function ready(): Promise<void> {
-  await waitForOk('gateway ready again', `${rig.gatewayURL}/readiness`, 15_000, {
+  await waitForOk('gateway ready again', `${rig.gatewayURL}/readiness`, 90_000, {
     detail: () => `${rig.gateway.output()}\n${rig.engine.output()}`,
   });
 }

@@ -50,7 +50,7 @@ async function serve(extra: string[]): Promise<Served> {
     await rm(dir, { recursive: true, force: true });
   });
   await waitForOk('serve readiness', `http://127.0.0.1:${port}/readiness`, 30_000, { detail: () => proc.output() });
-  return { proc, model, openai: new OpenAI({ baseURL: `http://127.0.0.1:${port}/v1`, apiKey: 'unused', maxRetries: 0, timeout: 15_000 }) };
+  return { proc, model, openai: new OpenAI({ baseURL: `http://127.0.0.1:${port}/v1`, apiKey: 'unused', maxRetries: 0, timeout: 60_000 }) };
 }
 
 const user = (content: string) => [{ role: 'user' as const, content }];

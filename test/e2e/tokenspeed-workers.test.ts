@@ -63,7 +63,7 @@ beforeAll(async () => {
     '--prometheus-host', '127.0.0.1', '--prometheus-port', String(mport), '--drain-settle-secs', '0', '--health-check-interval-secs', '1',
   ]);
   await waitForOk('gateway liveness', `${base}/liveness`);
-  openai = new OpenAI({ baseURL: `${base}/v1`, apiKey: 'unused', maxRetries: 0, timeout: 15_000 });
+  openai = new OpenAI({ baseURL: `${base}/v1`, apiKey: 'unused', maxRetries: 0, timeout: 60_000 });
 });
 
 afterAll(async () => {
@@ -79,7 +79,7 @@ describe('TokenSpeed workers via the worker API', () => {
     const id = await addWorker({ url, runtime_type: 'tokenspeed', zmq_handshake_address: `tcp://127.0.0.1:${hsPort}` });
     await waitFor('worker listed', async () => ((await statusOf(url)) !== undefined ? true : undefined));
     engine(hsPort);
-    await waitFor('worker ready', async () => ((await statusOf(url)) === 'ready' ? true : undefined), 15_000, { detail: () => gateway.output() });
+    await waitFor('worker ready', async () => ((await statusOf(url)) === 'ready' ? true : undefined), 90_000, { detail: () => gateway.output() });
     const [w] = (await workers()).filter((x) => x.url === url);
     expect(w).toMatchObject({ connection_mode: 'zmq', runtime_type: 'tokenspeed', zmq_handshake_address: `tcp://127.0.0.1:${hsPort}` });
     expect(gateway.output()).toContain(`Binding ZMQ client for worker ${url} (handshake=tcp://127.0.0.1:${hsPort}, engines=1)`);
@@ -95,7 +95,7 @@ describe('TokenSpeed workers via the worker API', () => {
     const hsPort = await freeTcpPort();
     const id = await addWorker({ url, runtime_type: 'tokenspeed', dp_size: 2, zmq_handshake_address: `tcp://127.0.0.1:${hsPort}` });
     const e = engine(hsPort, ['--data-parallel-size', '2', '--dist-init-addr', '127.0.0.1:31233', '--mock-token-delay-ms', '10']);
-    await waitFor('grouped worker ready', async () => ((await statusOf(url)) === 'ready' ? true : undefined), 15_000, { detail: () => gateway.output() });
+    await waitFor('grouped worker ready', async () => ((await statusOf(url)) === 'ready' ? true : undefined), 90_000, { detail: () => gateway.output() });
     const from = e.lines.length;
     const replies = await Promise.all(
       Array.from({ length: 4 }, () => openai.chat.completions.create({ model, messages: [{ role: 'user', content: 'Hi' }], max_tokens: 8 })),
@@ -115,7 +115,7 @@ describe('TokenSpeed workers via the worker API', () => {
     const hsPort = await freeTcpPort();
     const id = await addWorker({ url, zmq_handshake_address: `tcp://127.0.0.1:${hsPort}` });
     engine(hsPort);
-    await waitFor('runtime mismatch logged', async () => (gateway.output().includes('i.e. it is a TokenSpeed engine') ? true : undefined), 15_000,
+    await waitFor('runtime mismatch logged', async () => (gateway.output().includes('i.e. it is a TokenSpeed engine') ? true : undefined), 90_000,
       { detail: () => gateway.output() });
     const out = gateway.output();
     expect(out).toContain('runtime_type unspecified for ZMQ worker; defaulting to vLLM EngineCore.');

@@ -169,10 +169,12 @@ describe('engine values read from the passthrough', () => {
     expect(config(['org/a', '--backend', 'vllm', '--connection-mode', 'zmq', '--model', 'org/b']).model).toBe('org/a');
   });
 
-  it('leaves the vLLM model unset (engine default) and warns that the gateway has no model identity', () => {
-    const c = config(['--backend', 'vllm', '--connection-mode', 'zmq']);
-    expect(c.model).toBeUndefined();
-    expect(c.warnings.some((w) => w.includes('Neither --model nor --router-model-path'))).toBe(true);
+  it('requires a model in zmq mode for vLLM too (no engine-default model the gateway has no tokenizer for)', () => {
+    expect(usage(['--backend', 'vllm', '--connection-mode', 'zmq'])).toContain('--model is required with --connection-mode zmq');
+    expect(usage(['--backend', 'vllm', '--connection-mode', 'zmq', '--router-model-path', 'm'])).toContain(
+      '--model is required with --connection-mode zmq',
+    );
+    expect(config(['--backend', 'vllm', '--connection-mode', 'zmq', '--model=org/m']).model).toBe('org/m');
   });
 
   it('reads the engine data-parallel size after `--` (grouped engine)', () => {

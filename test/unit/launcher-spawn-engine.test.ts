@@ -1,4 +1,4 @@
-// The execa implementation of the process seam, against real processes (spec cli-and-api §2.11,
+// The real-process implementation of the process seam, against real processes (spec cli-and-api §2.11,
 // §2.12; ecosystem §1.4): each engine leads its own process group, a group kill reaches its
 // children, a missing executable is reported instead of hanging, ESRCH is tolerated, and the opt-in
 // `[engine-N]` prefix is applied per line on stdout and stderr. No §3 behaviour maps here directly
@@ -84,6 +84,16 @@ describe.runIf(process.platform === 'linux')('spawnEngine (real processes)', () 
     expect(env).toContain('ONLY_THIS=1');
     expect(env).toContain('CUDA_VISIBLE_DEVICES=2,3');
     expect(env).not.toContain('VITEST');
+  });
+
+  it('keeps the last stderr lines of an engine that exited (quoted when start-up fails)', async () => {
+    const child = spawnEngine('sh', ['-c', "echo starting >&2; echo \"No module named 'vllm'\" >&2; exit 1"], {
+      env: { PATH: process.env.PATH },
+      label: 'engine-0',
+      prefixOutput: false,
+    });
+    await expect(child.exited).resolves.toEqual({ code: 1, signal: null });
+    expect(await child.stderrTail!()).toEqual(['starting', "No module named 'vllm'"]);
   });
 
   it('tolerates signalling a group that does not exist (above any pid_max)', () => {

@@ -271,3 +271,66 @@ describe('engines exiting on their own', () => {
     expect(h.restarts).toEqual([]);
   });
 });
+
+describe('stopEngine (a live engine whose connection died)', () => {
+  it('SIGTERMs its group; its exit takes the normal path, so the restart comes after the old process is gone', async () => {
+    const h = harness(['exit', 'ignore'], { restartEngines: true });
+    h.sup.start([plan(0)]);
+    expect(h.sup.runningPid(plan(0).url)).toBe(100);
+    expect(await h.sup.stopEngine(plan(0).url)).toBe(true);
+    expect(h.kills[0]).toEqual([100, 'SIGTERM']);
+    expect(h.sup.runningPid(plan(0).url)).toBeUndefined();
+    expect(h.exits).toHaveLength(1);
+    expect(h.spawned).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(h.exits[0].restartInMs!);
+    expect(h.spawned).toHaveLength(2);
+    expect(h.sup.runningPid(plan(0).url)).toBe(101);
+  });
+
+  it('SIGKILLs after the grace when SIGTERM is ignored', async () => {
+    const h = harness(['ignore'], { stopGraceMs: 5000 });
+    h.sup.start([plan(0)]);
+    let done = false;
+    const p = h.sup.stopEngine(plan(0).url).then(() => (done = true));
+    await vi.advanceTimersByTimeAsync(4999);
+    expect(done).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    await p;
+    expect(h.kills).toEqual([
+      [100, 'SIGTERM'],
+      [100, 'SIGKILL'],
+      // The exit handler's own group SIGTERM for leftover workers.
+      [100, 'SIGTERM'],
+    ]);
+    expect(h.logs).toContain('warn: engine-0 (pid 100) did not exit in time; sending SIGKILL to its process group');
+  });
+
+  it('is refused for an engine that is not running, an unknown URL, or during shutdown', async () => {
+    const h = harness(['exit']);
+    h.sup.start([plan(0)]);
+    expect(await h.sup.stopEngine('ipc:///nowhere')).toBe(false);
+    const shutdown = h.sup.shutdown();
+    expect(await h.sup.stopEngine(plan(0).url)).toBe(false);
+    await shutdown;
+  });
+});
+
+describe('onSpawn', () => {
+  it('sees every started process, first start and restarts, before the Launched line', async () => {
+    const seen: string[] = [];
+    const h = harness(['ignore', 'ignore'], {
+      restartEngines: true,
+      onSpawn: (p, child) => seen.push(`${p.label}:${child.pid}`),
+      log: (level, m) => seen.push(`${level}: ${m.slice(0, 16)}`),
+    });
+    h.sup.start([plan(0)]);
+    h.children[0].exit(1);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(seen.filter((s) => s.startsWith('engine-0:') || s.startsWith('info: Launched'))).toEqual([
+      'engine-0:100',
+      'info: Launched vllm wo',
+      'engine-0:101',
+      'info: Launched vllm wo',
+    ]);
+  });
+});

@@ -3,6 +3,9 @@
  * engine *connections*, through the gateway's existing connect seam (no change to the worker
  * registry):
  * - a completed handshake is reported with the engine's context length (the startup display);
+ * - a handshake that failed for a reason retrying will not fix by itself (the stage timeout
+ *   passed, the sockets could not be bound) is reported too: at start-up, serve gives up when no
+ *   engine can complete its handshake;
  * - when the launcher sees an engine process exit, the connection of that worker is declared dead
  *   at once. The registry reacts exactly as to a dead sentinel: the worker leaves `ready`, the
  *   next probe evicts the client and rebinds, and a restarted engine dials back in. Without this
@@ -10,6 +13,8 @@
  *   socket (or a silent engine) can delay indefinitely.
  */
 import { EngineError, type EngineClientApi } from '../../engine/client-types.js';
+import { HandshakeError } from '../../engine/handshake.js';
+import { IpcPathError } from '../../engine/ipc-path.js';
 import type { ConnectEngineFn } from '../../workers/connect.js';
 
 export interface HandshakeEvent {
@@ -19,6 +24,18 @@ export interface HandshakeEvent {
   readonly engines: number;
 }
 
+export interface HandshakeFailure {
+  readonly url: string;
+  /** The gateway's own text, e.g. `startup handshake timed out while waiting for HELLO after 600s`. */
+  readonly message: string;
+}
+
+/** Failures a retry on the next probe does not cure by itself (cancellation is not a failure). */
+function isLasting(err: unknown): err is Error {
+  if (err instanceof IpcPathError) return true;
+  return err instanceof HandshakeError && (err.kind === 'timeout' || err.kind === 'bind' || err.kind === 'config');
+}
+
 export class EngineWatch {
   /** The newest connection per worker URL. */
   private readonly clients = new Map<string, WatchedClient>();
@@ -26,10 +43,18 @@ export class EngineWatch {
   constructor(
     private readonly inner: ConnectEngineFn,
     private readonly onHandshake: (event: HandshakeEvent) => void,
+    private readonly onHandshakeFailed: (failure: HandshakeFailure) => void = () => {},
   ) {}
 
   readonly connect: ConnectEngineFn = async (opts) => {
-    const client = new WatchedClient(await this.inner(opts));
+    let connected: EngineClientApi;
+    try {
+      connected = await this.inner(opts);
+    } catch (err) {
+      if (isLasting(err) && !opts.signal.aborted) this.onHandshakeFailed({ url: opts.url, message: err.message });
+      throw err;
+    }
+    const client = new WatchedClient(connected);
     this.clients.set(opts.url, client);
     this.onHandshake({ url: opts.url, contextLength: client.maxModelLen, engines: client.registrations.length });
     return client;

@@ -4,8 +4,8 @@
  * Flag spellings, defaults, choices and ranges come from the shared flag table (src/cli/flags/).
  *
  * Clone decisions (§8): only vLLM and TokenSpeed in zmq mode are launchable (the gateway speaks
- * ZeroMQ only); TokenSpeed outside zmq and TokenSpeed without --model fail here with exit 2 instead
- * of at launch; replica and engine counts must be >= 1.
+ * ZeroMQ only); TokenSpeed outside zmq and a missing --model (either backend) fail here with exit 2
+ * instead of at launch; replica and engine counts must be >= 1.
  */
 import type { RuntimeType } from '../../engine/types.js';
 import { leadingPositional, readEngineInt, readEngineValue } from '../../launcher/engine-args.js';
@@ -25,6 +25,8 @@ export const MODE_MISSING =
 
 export const TOKENSPEED_ZMQ_ONLY =
   'TokenSpeed backend only supports --connection-mode zmq (the headless engine speaks the ZMQ direct-backend wire)';
+
+export const MODEL_REQUIRED = '--model is required with --connection-mode zmq';
 
 export interface ServeConfig {
   readonly backend: RuntimeType;
@@ -141,6 +143,12 @@ export function parseServeArgs(argv: readonly string[], opts: ServeParseOptions 
   if (backend === 'tokenspeed' && model === undefined) {
     return fail('--model is required with --backend tokenspeed (the headless engine has no default model)');
   }
+  // Clone decision: SMG spawns the engine and the gateway then rejects its worker (no served model
+  // name), while serve runs on with no engine. vLLM's own default model is no answer either: the
+  // gateway would have no tokenizer for it.
+  if (model === undefined) {
+    return fail(`${MODEL_REQUIRED} (the gateway needs the model's tokenizer and the name its engines register under)`);
+  }
 
   const tp = readEngineInt(engineArgs, ['--tensor-parallel-size', '-tp']);
   if (tp.kind === 'invalid') return fail(`argument --tensor-parallel-size/-tp: invalid int value: '${tp.raw}'`);
@@ -156,11 +164,6 @@ export function parseServeArgs(argv: readonly string[], opts: ServeParseOptions 
 
   if (serve['worker-urls'] !== undefined) {
     warnings.push('--worker-urls is ignored by smg serve; the gateway is given the launched engines\' URLs');
-  }
-  if (model === undefined && lastValue(router['model-path']) === undefined) {
-    warnings.push(
-      'Neither --model nor --router-model-path is set: ZMQ workers cannot report a served model name, so their registration will fail',
-    );
   }
 
   return {

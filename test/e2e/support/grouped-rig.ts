@@ -53,7 +53,7 @@ export async function startGateway(o: GatewayOptions = {}): Promise<Gateway> {
     await rm(dir, { recursive: true, force: true });
   };
   try {
-    await waitForOk('gateway liveness', `${base}/liveness`, 20_000, { detail: () => proc.output() });
+    await waitForOk('gateway liveness', `${base}/liveness`, 60_000, { detail: () => proc.output() });
   } catch (err) {
     await stop();
     throw err;
@@ -109,7 +109,7 @@ export function startTsEngines(o: TsEnginesOptions): MockEngineProcess {
   ]);
 }
 
-export async function waitReady(gw: Gateway, engines: MockEngineProcess[] = [], timeoutMs = 20_000): Promise<void> {
+export async function waitReady(gw: Gateway, engines: MockEngineProcess[] = [], timeoutMs = 90_000): Promise<void> {
   await waitForOk('gateway readiness', `${gw.base}/readiness`, timeoutMs, {
     detail: () => `gateway:\n${gw.proc.output()}\n${engines.map((e, i) => `engine ${i}:\n${e.output()}`).join('\n')}`,
   });

@@ -52,7 +52,7 @@ export interface WaitOptions {
 export async function waitFor<T>(
   what: string,
   probe: () => Promise<T | undefined> | T | undefined,
-  timeoutMs = 20_000,
+  timeoutMs = 60_000,
   { detail, stepMs = 20 }: WaitOptions = {},
 ): Promise<T> {
   const end = Date.now() + timeoutMs;

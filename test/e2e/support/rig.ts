@@ -61,7 +61,7 @@ export async function startRig(opts: RigOptions = {}): Promise<Rig> {
   };
 
   try {
-    await waitForOk('gateway readiness', `http://127.0.0.1:${port}/readiness`, 30_000, {
+    await waitForOk('gateway readiness', `http://127.0.0.1:${port}/readiness`, 90_000, {
       detail: () => `gateway:\n${gw.output()}\nengine:\n${engine.output()}`,
     });
   } catch (err) {
@@ -69,7 +69,7 @@ export async function startRig(opts: RigOptions = {}): Promise<Rig> {
     throw err;
   }
   // maxRetries 0: a retried request would hide a status and double-count engine log lines.
-  const openai = new OpenAI({ baseURL, apiKey: 'unused', maxRetries: 0, timeout: 15_000 });
+  const openai = new OpenAI({ baseURL, apiKey: 'unused', maxRetries: 0, timeout: 60_000 });
   const gatewayURL = `http://127.0.0.1:${port}`;
   const metricsURL = `http://127.0.0.1:${mport}/metrics`;
   return { model, baseURL, gatewayURL, metricsURL, openai, engine, gatewayOutput: () => gw.output(), stop };
@@ -95,7 +95,7 @@ export function engineLines(rig: Rig, event: EngineEvent, id: string): string[] 
 }
 
 /** Waits for the mock to log `event` for `id`; returns the line. */
-export async function waitForEngineLine(rig: Rig, event: EngineEvent, id: string, timeoutMs = 5000): Promise<string> {
+export async function waitForEngineLine(rig: Rig, event: EngineEvent, id: string, timeoutMs = 30_000): Promise<string> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const [line] = engineLines(rig, event, id);

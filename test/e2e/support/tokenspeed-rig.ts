@@ -73,7 +73,7 @@ export async function startTsRig(opts: TsRigOptions = {}): Promise<TsRig> {
     gatewayURL: `http://127.0.0.1:${port}`,
     metricsURL: `http://127.0.0.1:${mport}/metrics`,
     // maxRetries 0: a retry would hide the status under test and double-count engine log lines.
-    openai: new OpenAI({ baseURL: `http://127.0.0.1:${port}/v1`, apiKey: 'unused', maxRetries: 0, timeout: 15_000 }),
+    openai: new OpenAI({ baseURL: `http://127.0.0.1:${port}/v1`, apiKey: 'unused', maxRetries: 0, timeout: 60_000 }),
     engine: spawnTokenSpeed(model, hsPort, opts.engineArgs),
     gateway,
     restartEngine(extra) {
@@ -88,7 +88,7 @@ export async function startTsRig(opts: TsRigOptions = {}): Promise<TsRig> {
   };
   if (opts.awaitReady !== false) {
     try {
-      await waitForOk('gateway readiness', `${rig.gatewayURL}/readiness`, 30_000, {
+      await waitForOk('gateway readiness', `${rig.gatewayURL}/readiness`, 90_000, {
         detail: () => `gateway:\n${gateway.output()}\nengine:\n${rig.engine.output()}`,
       });
     } catch (err) {
@@ -104,7 +104,7 @@ export function engineLines(rig: TsRig, from: number, re: RegExp): string[] {
   return rig.engine.lines.slice(from).filter((l) => re.test(l));
 }
 
-export async function waitForEngineLine(rig: TsRig, from: number, re: RegExp, timeoutMs = 5000): Promise<string> {
+export async function waitForEngineLine(rig: TsRig, from: number, re: RegExp, timeoutMs = 30_000): Promise<string> {
   return waitFor(`engine line ${re}`, async () => engineLines(rig, from, re)[0], timeoutMs, {
     detail: () => rig.engine.lines.slice(from).join('\n'),
   });
