@@ -8,7 +8,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { waitFor } from './support/proc.js';
 import { descendants, serveFiles, startServeRun, waitGone, type ServeRun } from './support/lifecycle-kit.js';
-import { launchedPids, readiness } from './support/serve-kit.js';
+import { holdRequestInFlight, launchedPids, readiness } from './support/serve-kit.js';
 
 const runs: ServeRun[] = [];
 afterEach(async () => {
@@ -68,6 +68,8 @@ describe('signals from supervisors (e2e)', () => {
     await whenReady(run);
     const [engine] = launchedPids(run.proc.output());
     expect((await serveFiles(run.dir)).length).toBe(3);
+    // In flight, so the drain waits out its settle time (an idle gateway stops at once).
+    const held = await holdRequestInFlight(run.base);
 
     const t0 = performance.now();
     run.proc.child.kill('SIGTERM');
@@ -76,6 +78,7 @@ describe('signals from supervisors (e2e)', () => {
     run.proc.child.kill('SIGTERM');
     expect(await run.proc.exited).toBe(143);
     expect(run.proc.output()).toContain('Received signal 15 again, killing workers now');
+    held.release();
     await waitGone('engine', engine.pid, 30_000);
     expect(await serveFiles(run.dir)).toEqual([]);
   });

@@ -5,13 +5,12 @@
  * validation errors (1).
  */
 import { readdir } from 'node:fs/promises';
-import { request } from 'node:http';
 import OpenAI from 'openai';
 import { afterAll, describe, expect, it } from 'vitest';
 import { handshakePortFor } from '../../src/engine/fnv-port.js';
 import { REPEAT_SIGNAL_WINDOW_MS } from '../../src/launcher/shutdown-controller.js';
 import { runSmg, TINY_MODEL, waitFor } from './support/proc.js';
-import { isGone, launchedPids, MOCK_PYTHON, readiness, serveOnMocks, workerStatus, type ServeRun } from './support/serve-kit.js';
+import { holdRequestInFlight, isGone, launchedPids, MOCK_PYTHON, readiness, serveOnMocks, workerStatus, type ServeRun } from './support/serve-kit.js';
 
 const BASE_PORT = 41000;
 
@@ -70,15 +69,8 @@ describe('smg serve, drain and a second signal (e2e)', () => {
     run = await serveOnMocks(['--router-drain-settle-secs', '5'], BASE_PORT + 100);
     await waitFor('readiness 200', async () => ((await readiness(run.base)).status === 200 ? true : undefined));
     const [engine] = launchedPids(run.proc.output());
-    // A request still in flight (its body never completes) keeps the drain going; an idle
-    // gateway would not wait out the settle at all.
-    const port = Number(new URL(run.base).port);
-    const held = request({ host: '127.0.0.1', port, method: 'POST', path: '/v1/completions', headers: { 'content-type': 'application/json', 'content-length': '1000' } });
-    held.on('error', () => {});
-    held.write('{"model":');
-    await new Promise<void>((resolve) => held.on('socket', (sock) => sock.once('connect', () => resolve())));
-    // Answered after the held request's headers were read on the other connection.
-    await waitFor('request in flight', async () => ((await fetch(`${run.base}/liveness`)).ok ? true : undefined));
+    // A request still in flight keeps the drain going; an idle gateway would not wait out the settle.
+    const held = await holdRequestInFlight(run.base);
 
     const t0 = performance.now();
     run.proc.child.kill('SIGINT');
@@ -97,7 +89,7 @@ describe('smg serve, drain and a second signal (e2e)', () => {
     expect(run.proc.output()).toContain('Received signal 2, shutting down workers…');
     expect(run.proc.output()).toContain('Received signal 2 again, killing workers now');
     await waitFor('engine gone', async () => ((await isGone(engine.pid)) ? true : undefined), 30_000);
-    held.destroy();
+    held.release();
   });
 });
 

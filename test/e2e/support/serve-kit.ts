@@ -4,11 +4,12 @@
  * reaped shows as a zombie, so `kill -0` is not enough: read /proc state and scan process groups).
  */
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { zmqIpcUrl } from '../../../src/launcher/ports.js';
 import { freeTcpPort } from '../../../src/mock-engine/spawn.js';
-import { killProc, ROOT, runSmg, TINY_MODEL, type Proc } from './proc.js';
+import { killProc, ROOT, runSmg, TINY_MODEL, waitFor, type Proc } from './proc.js';
 
 export const MOCK_PYTHON = join(ROOT, 'bin', 'mock-python');
 
@@ -110,4 +111,20 @@ export async function workerStatus(base: string, url: string): Promise<string | 
 export async function readiness(base: string): Promise<{ status: number; body: Record<string, unknown> }> {
   const res = await fetch(`${base}/readiness`);
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+/**
+ * A request whose body never completes, so the gateway counts it in flight: an idle gateway ends
+ * its drain at once instead of waiting out the settle time. Resolves once the gateway has read
+ * its headers; `release()` drops the connection.
+ */
+export async function holdRequestInFlight(base: string): Promise<{ release(): void }> {
+  const port = Number(new URL(base).port);
+  const held = request({ host: '127.0.0.1', port, method: 'POST', path: '/v1/completions', headers: { 'content-type': 'application/json', 'content-length': '1000' } });
+  held.on('error', () => {});
+  held.write('{"model":');
+  await new Promise<void>((resolve) => held.on('socket', (sock) => sock.once('connect', () => resolve())));
+  // Answered after the held request's headers were read on the other connection.
+  await waitFor('request in flight', async () => ((await fetch(`${base}/liveness`)).ok ? true : undefined));
+  return { release: () => held.destroy() };
 }
