@@ -56,7 +56,7 @@ export class JsonCallReader {
     start: number,
     argKeys: readonly string[] = ['arguments', 'parameters'],
   ) {
-    this.sc = new JsonScanner(start, true);
+    this.sc = new JsonScanner(start, { events: true });
     this.argKeys = argKeys;
   }
 
