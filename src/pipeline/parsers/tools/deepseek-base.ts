@@ -8,7 +8,8 @@
  * A call naming an undeclared tool stays text; the calls after it are still read.
  */
 import { JsonArgsReader, Step } from './json-call.js';
-import { FOLLOW_END, FOLLOW_TEXT, FOLLOW_WAIT, Match, ToolStreamParser } from './stream-base.js';
+import { Match } from '../markers.js';
+import { FOLLOW_END, FOLLOW_TEXT, FOLLOW_WAIT, ToolStreamParser } from './stream-base.js';
 
 export const CALLS_BEGIN = '<｜tool▁calls▁begin｜>';
 export const CALLS_END = '<｜tool▁calls▁end｜>';
@@ -18,7 +19,6 @@ export const SEP = '<｜tool▁sep｜>';
 
 const STARTS = [CALLS_BEGIN, CALL_BEGIN];
 const AFTER = [CALL_BEGIN, CALLS_END, CALLS_BEGIN];
-const MAX_MARKER = Math.max(CALLS_BEGIN.length, CALL_BEGIN.length);
 
 export const enum HeaderResult {
   /** More text is needed. */
@@ -40,6 +40,7 @@ const enum D {
 
 export abstract class DeepSeekBlockParser extends ToolStreamParser {
   private d = D.Text;
+  private readonly starts = this.markerSet(STARTS);
   protected readonly startChars = '<';
 
   protected inPlainText(): boolean {
@@ -62,7 +63,7 @@ export abstract class DeepSeekBlockParser extends ToolStreamParser {
     while (!this.passthrough) {
       switch (this.d) {
         case D.Text: {
-          const m = this.scanText(STARTS, MAX_MARKER);
+          const m = this.scanText(this.starts);
           if (m === null) return;
           this.setCand(this.pos);
           this.pos += m.length;

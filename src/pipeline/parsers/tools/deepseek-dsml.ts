@@ -13,6 +13,7 @@
  */
 import { JsonArgsReader, Step } from './json-call.js';
 import { FIND_WAIT, FOLLOW_END, FOLLOW_TEXT, FOLLOW_WAIT, ToolStreamParser } from './stream-base.js';
+import type { MarkerFinder } from './marker-finder.js';
 import { TagValueReader } from './tag-value.js';
 import type { ToolSchema } from './types.js';
 
@@ -53,21 +54,21 @@ class DsmlParser extends ToolStreamParser {
   private readonly blockOpen: string;
   private readonly blockClose: string;
   private readonly starts: readonly string[];
-  private readonly maxStart: number;
+  private readonly startSet: MarkerFinder;
 
   constructor(tools: readonly ToolSchema[], block: string) {
     super(tools);
     this.blockOpen = `<${DSML}${block}>`;
     this.blockClose = `</${DSML}${block}>`;
     this.starts = [this.blockOpen, INVOKE];
-    this.maxStart = Math.max(this.blockOpen.length, INVOKE.length);
+    this.startSet = this.markerSet(this.starts);
   }
 
   protected run(): void {
     while (!this.passthrough) {
       switch (this.g) {
         case G.Text: {
-          const m = this.scanText(this.starts, this.maxStart);
+          const m = this.scanText(this.startSet);
           if (m === null) return;
           this.setCand(this.pos);
           if (m === INVOKE) this.g = G.Invoke;

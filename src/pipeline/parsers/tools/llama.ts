@@ -26,6 +26,7 @@ const enum A {
 
 class LlamaToolParser extends JsonListParser {
   private a = A.Begin;
+  private readonly starts = this.markerSet(STARTS);
   protected readonly startChars = '<';
 
   protected inPlainText(): boolean {
@@ -59,7 +60,7 @@ class LlamaToolParser extends JsonListParser {
           }
           break;
         case A.Text:
-          if (this.scanText(STARTS, TAG.length) === null) return;
+          if (this.scanText(this.starts) === null) return;
           this.setCand(this.pos);
           this.pos += TAG.length;
           this.a = A.Tagged;

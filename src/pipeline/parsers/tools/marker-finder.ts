@@ -3,12 +3,17 @@
  * at its front, without searching text again: for each marker it remembers where it occurs next,
  * or that it does not occur in what was searched. A plain `indexOf` per marker per call would
  * rescan the rest of the buffer for every candidate in a long non-streamed text (quadratic when
- * one marker is common and another absent).
+ * one marker is common and another absent). One finder serves one buffer: each parser makes its
+ * own (ToolStreamParser.markerSet), and the parser shifts them all when it drops text.
  */
+import { partialMarkerStart } from '../markers.js';
+
 const UNKNOWN = -2;
 const NONE = -1;
 
 export class MarkerFinder {
+  /** The longest marker's length. */
+  readonly maxLen: number;
   private readonly next: number[];
   /** Buffer length the NONE entries cover. */
   private searched = 0;
@@ -16,6 +21,12 @@ export class MarkerFinder {
 
   constructor(readonly markers: readonly string[]) {
     this.next = markers.map(() => UNKNOWN);
+    this.maxLen = Math.max(...markers.map((m) => m.length));
+  }
+
+  /** Where a proper prefix of a marker that ends `buf` starts (≥ `from`; `buf.length` if none): text from there is held. */
+  partialStart(buf: string, from: number): number {
+    return partialMarkerStart(buf, from, this.markers, this.maxLen);
   }
 
   /** The earliest occurrence at or after `from` (ties: the longer marker), or [-1, '']. */

@@ -41,6 +41,7 @@ const enum HeadResult {
 
 class PythonicToolParser extends ToolStreamParser {
   private y = Y.Text;
+  private readonly starts = this.markerSet(STARTS);
   protected readonly startChars = '[<';
 
   protected inPlainText(): boolean {
@@ -58,7 +59,7 @@ class PythonicToolParser extends ToolStreamParser {
     while (!this.passthrough) {
       switch (this.y) {
         case Y.Text: {
-          const m = this.scanText(STARTS, PY_START.length);
+          const m = this.scanText(this.starts);
           if (m === null) return;
           this.begin(this.pos, m);
           break;

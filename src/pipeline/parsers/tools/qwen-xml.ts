@@ -12,7 +12,8 @@
  * too (vLLM falls back to it). Names and keys are trimmed; the first `</parameter>` ends a value.
  */
 import { paramType, typedValue, type ParamType } from './param-types.js';
-import { FIND_WAIT, FOLLOW_END, FOLLOW_TEXT, FOLLOW_WAIT, Match, ToolStreamParser, toolParserSpec } from './stream-base.js';
+import { Match } from '../markers.js';
+import { FIND_WAIT, FOLLOW_END, FOLLOW_TEXT, FOLLOW_WAIT, ToolStreamParser, toolParserSpec } from './stream-base.js';
 import { TagValueReader } from './tag-value.js';
 import type { ToolSchema } from './types.js';
 
@@ -39,6 +40,7 @@ const enum X {
 
 class QwenXmlParser extends ToolStreamParser {
   private x = X.Text;
+  private readonly starts = this.markerSet(STARTS);
   protected readonly startChars = '<';
 
   protected inPlainText(): boolean {
@@ -55,7 +57,7 @@ class QwenXmlParser extends ToolStreamParser {
     while (!this.passthrough) {
       switch (this.x) {
         case X.Text: {
-          const m = this.scanText(STARTS, OPEN.length);
+          const m = this.scanText(this.starts);
           if (m === null) return;
           this.setCand(this.pos);
           if (m === OPEN) {

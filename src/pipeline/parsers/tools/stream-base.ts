@@ -17,6 +17,7 @@
  * - an undecided candidate longer than PARSER_BUFFER_LIMIT is released as text and the parser
  *   passes everything after it through unparsed.
  */
+import { Match, matchAt } from '../markers.js';
 import type { ParsedItem, StreamingParser } from '../types.js';
 import { PARSER_BUFFER_LIMIT } from '../types.js';
 import { isJsonWs as isWs } from './char-class.js';
@@ -25,44 +26,16 @@ import { MarkerFinder } from './marker-finder.js';
 import { ItemSink } from './sink.js';
 import type { ToolParserSpec, ToolSchema } from './types.js';
 
-/** Outcome of matching a literal at a position: it is there, it is not, or the buffer ends inside it. */
-export const enum Match {
-  Yes,
-  No,
-  Partial,
-}
-
-/** Whether `lit` occurs at `at` in `buf` (Partial when `buf` ends inside a prefix of it). */
-export function matchAt(buf: string, at: number, lit: string): Match {
-  const n = Math.min(lit.length, buf.length - at);
-  for (let k = 0; k < n; k++) if (buf.charCodeAt(at + k) !== lit.charCodeAt(k)) return Match.No;
-  return n === lit.length ? Match.Yes : Match.Partial;
-}
-
-/**
- * The earliest index ≥ `from` where the rest of `buf` is a proper prefix of one of `markers`
- * (`buf.length` if none). Only the last `maxLen - 1` characters are looked at; no allocation.
- */
-export function partialMarkerStart(buf: string, from: number, markers: readonly string[], maxLen: number): number {
-  const n = buf.length;
-  for (let i = Math.max(from, n - maxLen + 1); i < n; i++) {
-    const c = buf.charCodeAt(i);
-    for (const m of markers) {
-      if (m.charCodeAt(0) !== c || m.length <= n - i) continue;
-      if (matchAt(buf, i, m) === Match.Partial) return i;
-    }
-  }
-  return n;
-}
-
 /** What the state machine does after a call-reading step. */
 export const enum Next {
   /** Stop: more text is needed (or the parser gave up and passes text through). */
   Wait,
   /** The call ended normally; `pos` is just after it. */
   Done,
-  /** Back to plain text at `pos` (a rejected candidate was released, or a broken call's rest is text). */
+  /** Back to plain text at `pos` (a rejected candidate was released). */
   Text,
+  /** A committed call broke off at malformed text at `pos` (the JSON-family formats read on as text). */
+  Broken,
 }
 
 /** Results of `findWithin` besides an index. */
@@ -85,7 +58,15 @@ export abstract class ToolStreamParser implements StreamingParser {
   protected readonly ctx: CallContext;
   /** Where the whitespace skipped by the last `follow` began (a candidate that fails releases it too). */
   protected followWs = 0;
-  private finder: MarkerFinder | null = null;
+  /** The marker sets of this parser, shifted together when the buffer loses its front. */
+  private readonly finders: MarkerFinder[] = [];
+  /** The marker `upTo` stopped at ('' when it stopped at the end of the decided text). */
+  protected hit = '';
+  /**
+   * Where the text being read ends when a format bounds it by an end marker (a payload read up to
+   * `<|END_ACTION|>`), or -1: the buffer's end. Readers treat a bound like the end of the stream.
+   */
+  protected bound = -1;
   /** Where the current candidate starts in `buf` (what came before it was emitted or dropped). */
   protected cand = 0;
   /** The part of the candidate already moved out of `buf` (see holdCand). */
@@ -136,24 +117,52 @@ export abstract class ToolStreamParser implements StreamingParser {
     return this.tools.find((t) => t.name === name);
   }
 
+  /** A marker set for this parser's buffer (a finder remembers positions, so each parser has its own). */
+  protected markerSet(markers: readonly string[]): MarkerFinder {
+    const f = new MarkerFinder(markers);
+    this.finders.push(f);
+    return f;
+  }
+
   /**
-   * Plain-text state: emits text up to the earliest of `markers` and returns that marker with
+   * Where the decided text from `pos` ends: at the earliest marker of `set` (`hit` is that marker),
+   * or, when none is there, at the end of the buffer less a possible partial marker (`hit` is '').
+   */
+  protected upTo(set: MarkerFinder): number {
+    const [at, which] = set.find(this.buf, this.pos);
+    this.hit = which;
+    if (at !== -1) return at;
+    return this.final ? this.buf.length : set.partialStart(this.buf, this.pos);
+  }
+
+  /**
+   * Plain-text state: emits text up to the earliest marker of `set` and returns that marker with
    * `pos` on it; or, when none is there, emits all but a possible partial marker at the end and
    * returns null. Drops the emitted text from the buffer.
    */
-  protected scanText(markers: readonly string[], maxLen: number): string | null {
-    if (this.finder === null || this.finder.markers !== markers) this.finder = new MarkerFinder(markers);
-    const [at, which] = this.finder.find(this.buf, this.pos);
-    if (at !== -1) {
-      this.out.text(this.buf.slice(this.pos, at));
-      this.pos = at;
-      return which;
-    }
-    const keep = this.final ? this.buf.length : partialMarkerStart(this.buf, this.pos, markers, maxLen);
-    this.out.text(this.buf.slice(this.pos, keep));
-    this.pos = keep;
+  protected scanText(set: MarkerFinder): string | null {
+    const at = this.upTo(set);
+    this.out.text(this.buf.slice(this.pos, at));
+    this.pos = at;
+    if (this.hit !== '') return this.hit;
     this.dropConsumed();
     return null;
+  }
+
+  /** Moves `pos` to `to` and forgets the buffer before it. */
+  protected consumeTo(to: number): void {
+    this.pos = to;
+    this.dropConsumed();
+  }
+
+  /** Where reading stops: the bound, or the buffer's end. */
+  protected readEnd(): number {
+    return this.bound >= 0 ? this.bound : this.buf.length;
+  }
+
+  /** No text will come after `readEnd()` (the stream ended, or an end marker bounds the text). */
+  protected endKnown(): boolean {
+    return this.final || this.bound >= 0;
   }
 
   /**
@@ -167,7 +176,7 @@ export abstract class ToolStreamParser implements StreamingParser {
     const ws = this.pos;
     this.followWs = ws;
     if (!this.skipWs()) {
-      if (this.final) return FOLLOW_END;
+      if (this.endKnown()) return FOLLOW_END;
       this.pos = ws;
       return FOLLOW_WAIT;
     }
@@ -187,7 +196,7 @@ export abstract class ToolStreamParser implements StreamingParser {
    * machine only decides what comes after.
    */
   protected stepCall(r: JsonCallReader, releaseRejected = true): Next {
-    const end = r.committed ? this.buf.length : this.candidateEnd();
+    const end = r.committed ? this.readEnd() : this.candidateEnd();
     const s = r.step(this.buf, end);
     switch (s) {
       case Step.Done:
@@ -198,14 +207,14 @@ export abstract class ToolStreamParser implements StreamingParser {
         return Next.Text;
       case Step.Broken:
         this.pos = r.pos;
-        return Next.Text;
+        return Next.Broken;
       case Step.More:
         break;
     }
     if (r.committed) {
-      if (this.final) {
+      if (this.endKnown()) {
         r.finish();
-        this.pos = this.buf.length;
+        this.pos = this.readEnd();
         return Next.Done;
       }
       this.pos = r.pos;
@@ -213,11 +222,11 @@ export abstract class ToolStreamParser implements StreamingParser {
       return Next.Wait;
     }
     if (this.candLength(end) >= PARSER_BUFFER_LIMIT) {
-      this.giveUp();
-      return Next.Wait;
+      this.overLimit();
+      return this.passthrough ? Next.Wait : Next.Text;
     }
-    if (this.final) {
-      this.releaseCand(this.buf.length);
+    if (this.endKnown()) {
+      this.releaseCand(this.readEnd());
       return Next.Text;
     }
     r.rebase(this.holdCand(r.pos));
@@ -238,13 +247,14 @@ export abstract class ToolStreamParser implements StreamingParser {
     return FIND_WAIT;
   }
 
-  /** Skips whitespace; returns false when the buffer ends first. */
+  /** Skips whitespace; returns false when the text (to `readEnd()`) ends first. */
   protected skipWs(): boolean {
     const buf = this.buf;
+    const end = this.readEnd();
     let i = this.pos;
-    while (i < buf.length && isWs(buf.charCodeAt(i))) i++;
+    while (i < end && isWs(buf.charCodeAt(i))) i++;
     this.pos = i;
-    return i < buf.length;
+    return i < end;
   }
 
   /** `matchAt` at `pos`, with Partial read as No once the stream has ended. */
@@ -291,23 +301,34 @@ export abstract class ToolStreamParser implements StreamingParser {
     if (n === 0) return 0;
     this.buf = n === this.buf.length ? '' : this.buf.slice(n);
     this.pos = 0;
-    this.finder?.shift(n);
+    if (this.bound >= 0) this.bound -= n;
+    for (const f of this.finders) f.shift(n);
     return n;
   }
 
-  /** The limit is hit: the candidate and everything after it is text, now and for the rest of the stream. */
+  /**
+   * An undecided candidate reached PARSER_BUFFER_LIMIT. By default the candidate and everything
+   * after it is text, now and for the rest of the stream (`giveUp`); a format may release just
+   * the candidate instead and read on.
+   */
+  protected overLimit(): void {
+    this.giveUp();
+  }
+
+  /** The candidate and everything after it is text, now and for the rest of the stream. */
   protected giveUp(): void {
     this.out.text(this.candHead + this.buf.slice(this.cand));
     this.candHead = '';
     this.buf = '';
-    this.finder?.reset();
+    for (const f of this.finders) f.reset();
     this.pos = 0;
+    this.bound = -1;
     this.passthrough = true;
   }
 
   /** Where reading an undecided candidate must stop, so the limit falls at a fixed text position. */
   protected candidateEnd(): number {
-    return Math.min(this.buf.length, this.cand + PARSER_BUFFER_LIMIT - this.candHead.length);
+    return Math.min(this.readEnd(), this.cand + PARSER_BUFFER_LIMIT - this.candHead.length);
   }
 }
 

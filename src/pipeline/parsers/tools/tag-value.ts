@@ -8,7 +8,7 @@
  */
 import { JsonStringWriter } from './compact-writer.js';
 import type { ItemSink } from './sink.js';
-import { partialMarkerStart } from './stream-base.js';
+import { partialMarkerStart } from '../markers.js';
 
 export class TagValueReader {
   /** The raw text read so far (buffered mode only). */
