@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { JsonStringWriter } from '../../src/pipeline/parsers/tools/compact-writer.js';
 import { Ev, JsonScanner } from '../../src/pipeline/parsers/tools/json-scan.js';
 import { MarkerFinder } from '../../src/pipeline/parsers/tools/marker-finder.js';
-import { paramType, typedValue } from '../../src/pipeline/parsers/tools/param-types.js';
+import { paramType, typedValue } from '../../src/pipeline/parsers/tools/param-typing.js';
 import { PyEv, PyScanner, pyLiteralToJson } from '../../src/pipeline/parsers/tools/py-literal.js';
 import { rng } from '../support/splits.js';
 

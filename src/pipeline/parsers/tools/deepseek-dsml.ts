@@ -11,10 +11,11 @@
  * may instead be one JSON object (SMG's fallback). An invoke naming an undeclared tool stays
  * text; later invokes are still read.
  */
+import { ArgsObjectWriter } from './args-object.js';
 import { JsonArgsReader, Step } from './json-call.js';
 import { FIND_WAIT, FOLLOW_END, FOLLOW_TEXT, FOLLOW_WAIT, ToolStreamParser } from './stream-base.js';
 import type { MarkerFinder } from './marker-finder.js';
-import { TagValueReader } from './tag-value.js';
+import { TagValue, ValueMode } from './tag-value.js';
 import type { ToolSchema } from './types.js';
 
 const DSML = '｜DSML｜';
@@ -22,6 +23,7 @@ const INVOKE = `<${DSML}invoke`;
 const INVOKE_END = `</${DSML}invoke>`;
 const PARAM = `<${DSML}parameter`;
 const PARAM_END = `</${DSML}parameter>`;
+const VALUE_ENDS = [PARAM_END];
 const TAG_LIMIT = 512;
 const INVOKE_ATTRS = /^\s+name="([^"]*)"\s*$/;
 const PARAM_ATTRS = /^\s+name="([^"]*)"(?:\s+string="(true|false)")?\s*$/;
@@ -48,8 +50,9 @@ class DsmlParser extends ToolStreamParser {
 
   private tool = -1;
   private opened = false;
-  private value: TagValueReader | null = null;
-  private valueIsJson = false;
+  private args = new ArgsObjectWriter(false);
+  private value: TagValue | null = null;
+  private readonly valueEnds = this.markerSet(VALUE_ENDS);
   private json: JsonArgsReader | null = null;
   private readonly blockOpen: string;
   private readonly blockClose: string;
@@ -98,6 +101,7 @@ class DsmlParser extends ToolStreamParser {
             break;
           }
           this.tool = this.out.startCall(name);
+          this.args = new ArgsObjectWriter(false);
           this.opened = false;
           this.pos = i + 1;
           this.g = G.Body;
@@ -127,13 +131,16 @@ class DsmlParser extends ToolStreamParser {
           break;
         }
         case G.Value: {
-          const v = this.value as TagValueReader;
-          this.pos = v.step(this.buf, this.pos, this.final);
-          if (!v.ended) {
+          const v = this.value as TagValue;
+          this.pos = v.read(this.buf, this.pos, this.final, this.valueEnds);
+          if (v.end === '' && !this.final) {
             this.dropConsumed();
             return;
           }
-          if (this.valueIsJson) this.out.args(this.tool, jsonOrString(v.raw));
+          this.pos += v.end.length;
+          // A value cut off by the end of the stream is kept, as far as it got.
+          if (v.mode === ValueMode.Stream) this.out.args(this.tool, v.end === '' ? this.args.cutString() : this.args.endString());
+          else this.out.args(this.tool, jsonOrString(v.raw));
           this.g = G.Body;
           break;
         }
@@ -205,17 +212,17 @@ class DsmlParser extends ToolStreamParser {
       this.g = G.Text;
       return true;
     }
-    this.out.args(this.tool, (this.opened ? ',' : '{') + JSON.stringify(attrs[1]) + ':');
+    const asString = attrs[2] !== 'false';
+    this.out.args(this.tool, (this.opened ? '' : this.args.open()) + this.args.key(attrs[1]) + (asString ? this.args.beginString(null) : ''));
     this.opened = true;
-    this.valueIsJson = attrs[2] === 'false';
-    this.value = new TagValueReader(this.out, this.tool, PARAM_END, !this.valueIsJson, false);
+    this.value = new TagValue(this.out, this.tool, this.args, asString ? ValueMode.Stream : ValueMode.Buffer, false);
     this.pos = i + 1;
     this.g = G.Value;
     return true;
   }
 
   private endArgs(): void {
-    this.out.args(this.tool, this.opened ? '}' : '{}');
+    this.out.args(this.tool, (this.opened ? '' : this.args.open()) + this.args.close());
     this.opened = true;
   }
 

@@ -546,3 +546,16 @@ export class JsonScanner {
     return Ev.Error;
   }
 }
+
+/**
+ * Compact JSON of a complete text holding one JSON value (whitespace around it allowed), or null
+ * when it is not one. Keys stay in written order (JSON.parse would hoist integer-like ones).
+ */
+export function compactJsonValue(text: string, dialect: JsonDialect): string | null {
+  const sc = new JsonScanner(0, { dialect });
+  sc.capture = true;
+  let ev = sc.scan(text);
+  if (ev === Ev.More) ev = sc.endOfInput();
+  if (ev !== Ev.Done || text.slice(sc.pos).trim() !== '') return null;
+  return sc.out;
+}

@@ -11,10 +11,11 @@
  * string values stream as they are written. A bare `<function=NAME>` without `<tool_call>` is read
  * too (vLLM falls back to it). Names and keys are trimmed; the first `</parameter>` ends a value.
  */
-import { paramType, typedValue, type ParamType } from './param-types.js';
+import { ArgsObjectWriter } from './args-object.js';
+import { paramType, typedValue, type ParamType } from './param-typing.js';
 import { Match } from '../markers.js';
 import { FIND_WAIT, FOLLOW_END, FOLLOW_TEXT, FOLLOW_WAIT, ToolStreamParser, toolParserSpec } from './stream-base.js';
-import { TagValueReader } from './tag-value.js';
+import { TagValue, ValueMode } from './tag-value.js';
 import type { ToolSchema } from './types.js';
 
 const OPEN = '<tool_call>';
@@ -23,6 +24,8 @@ const FUNC = '<function=';
 const FUNC_END = '</function>';
 const PARAM = '<parameter=';
 const PARAM_END = '</parameter>';
+/** What ends a value: its end tag, with the newline before it (formatting) when there is one. */
+const VALUE_ENDS = ['\n' + PARAM_END, PARAM_END];
 const STARTS = [OPEN, FUNC];
 const BODY = [PARAM, FUNC_END];
 const ENDS = [CLOSE];
@@ -41,6 +44,7 @@ const enum X {
 class QwenXmlParser extends ToolStreamParser {
   private x = X.Text;
   private readonly starts = this.markerSet(STARTS);
+  private readonly valueEnds = this.markerSet(VALUE_ENDS);
   protected readonly startChars = '<';
 
   protected inPlainText(): boolean {
@@ -49,8 +53,8 @@ class QwenXmlParser extends ToolStreamParser {
 
   private tool = -1;
   private schema: ToolSchema | undefined;
-  private params = 0;
-  private value: TagValueReader | null = null;
+  private args = new ArgsObjectWriter(false);
+  private value: TagValue | null = null;
   private valueType: ParamType | null = null;
 
   protected run(): void {
@@ -99,8 +103,8 @@ class QwenXmlParser extends ToolStreamParser {
           }
           this.tool = this.out.startCall(name);
           this.schema = this.schemaOf(name);
-          this.params = 0;
-          this.out.args(this.tool, '{');
+          this.args = new ArgsObjectWriter(false);
+          this.out.args(this.tool, this.args.open());
           this.pos = i + 1;
           this.x = X.Body;
           break;
@@ -126,13 +130,16 @@ class QwenXmlParser extends ToolStreamParser {
           break;
         }
         case X.Value: {
-          const v = this.value as TagValueReader;
-          this.pos = v.step(this.buf, this.pos, this.final);
-          if (!v.ended) {
+          const v = this.value as TagValue;
+          this.pos = v.read(this.buf, this.pos, this.final, this.valueEnds);
+          if (v.end === '' && !this.final) {
             this.dropConsumed();
             return;
           }
-          if (this.valueType !== null) this.out.args(this.tool, typedValue(v.raw, this.valueType));
+          this.pos += v.end.length;
+          // A value cut off by the end of the stream is kept, as far as it got.
+          if (v.mode === ValueMode.Stream) this.out.args(this.tool, v.end === '' ? this.args.cutString() : this.args.endString());
+          else this.out.args(this.tool, typedValue(v.raw, this.valueType as ParamType));
           this.x = X.Body;
           break;
         }
@@ -183,16 +190,16 @@ class QwenXmlParser extends ToolStreamParser {
     }
     const t = paramType(this.schema, key);
     const asString = t.type === 'string' && !t.nullable;
-    this.out.args(this.tool, (this.params++ > 0 ? ',' : '') + JSON.stringify(key) + ':');
-    this.value = new TagValueReader(this.out, this.tool, PARAM_END, asString, true);
-    this.valueType = asString ? null : t;
+    this.out.args(this.tool, this.args.key(key) + (asString ? this.args.beginString(null) : ''));
+    this.value = new TagValue(this.out, this.tool, this.args, asString ? ValueMode.Stream : ValueMode.Buffer, true);
+    this.valueType = t;
     this.pos = i + 1;
     this.x = X.Value;
     return true;
   }
 
   private endArgs(): void {
-    this.out.args(this.tool, '}');
+    this.out.args(this.tool, this.args.close());
   }
 
   /** Not a call: the markers up to `resume` stay text; scanning resumes there. */
