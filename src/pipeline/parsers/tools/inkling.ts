@@ -31,7 +31,7 @@
 import type { ToolParserSpec, ToolSchema } from './types.js';
 import { JsonCallRegion, type CallShape } from './json-calls.js';
 import { HEADER_LIMIT, MarkerSet, TokenStreamParser, wholeText } from './token-stream-base.js';
-import { skipSpace } from './tagged-calls.js';
+import { skipSpace } from './tag-headers.js';
 
 const MESSAGE_MODEL = '<|message_model|>';
 const INVOKE_JSON = '<|content_invoke_tool_json|>';

@@ -349,7 +349,8 @@ export class JsonScanner {
       if (this.s === S.Str || this.s === S.Esc || this.s === S.Hex) {
         // A held high surrogate is written (escaped), as the whole string would write it.
         if (!this.strIsKey && !o.muted) tail = o.writer.end() + '"';
-      } else if (this.s === S.Num || this.s === S.LitEnd) {
+      } else if (this.s === S.Num || (this.s === S.LitEnd && !this.failed)) {
+        // A literal followed by a letter broke off (`truex`); one at the very end is complete.
         const v = this.s === S.Num ? compactNumber(this.num, this.exact) : this.lit;
         const prefix = o.prefix(depth);
         if (v !== null && prefix !== null) tail = prefix + v;

@@ -24,7 +24,7 @@ import type { ToolParserSpec, ToolSchema } from './types.js';
 import { JsonTokenizer } from './json-stream.js';
 import { CompactJsonWriter } from './json-compact-writer.js';
 import { HEADER_LIMIT, MarkerSet, TokenStreamParser, wholeText } from './token-stream-base.js';
-import { expectLiteral } from './tagged-calls.js';
+import { expectLiteral } from './tag-headers.js';
 
 const SECTION_BEGIN = ['<|tool_calls_section_begin|>', '<|tool_call_section_begin|>'];
 const SECTION_END = ['<|tool_calls_section_end|>', '<|tool_call_section_end|>'];

@@ -21,7 +21,7 @@
 import type { ToolParserSpec, ToolSchema } from './types.js';
 import { JsonCallRegion, type CallShape } from './json-calls.js';
 import { MarkerSet, TokenStreamParser, wholeText } from './token-stream-base.js';
-import { skipSpace } from './tagged-calls.js';
+import { skipSpace } from './tag-headers.js';
 
 const MARKER = '<|tool_calls|>';
 const TEXT_MARKERS = new MarkerSet([MARKER]);
