@@ -7,7 +7,8 @@
  * same). Arguments that are not a JSON object are sent as `{"value": …}` (SMG's DeepSeek parsers).
  * A call naming an undeclared tool stays text; the calls after it are still read.
  */
-import { JsonArgsReader, Step } from './json-call.js';
+import { Step } from './json-call.js';
+import { JsonArgsReader, NonObject } from './json-args-reader.js';
 import { Match } from '../markers.js';
 import { FOLLOW_END, FOLLOW_TEXT, FOLLOW_WAIT, ToolStreamParser } from './stream-base.js';
 
@@ -86,7 +87,7 @@ export abstract class DeepSeekBlockParser extends ToolStreamParser {
           if (h === HeaderResult.Reject) this.reject();
           else {
             const tool = this.out.startCall(this.name);
-            this.args = new JsonArgsReader(this.out, tool, this.pos, true);
+            this.args = new JsonArgsReader(this.out, tool, this.pos, NonObject.Wrap);
             this.d = D.Args;
           }
           break;

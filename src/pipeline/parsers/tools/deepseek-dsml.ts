@@ -12,7 +12,8 @@
  * text; later invokes are still read.
  */
 import { ArgsObjectWriter } from './args-object.js';
-import { JsonArgsReader, Step } from './json-call.js';
+import { Step } from './json-call.js';
+import { JsonArgsReader } from './json-args-reader.js';
 import { FIND_WAIT, FOLLOW_END, FOLLOW_TEXT, FOLLOW_WAIT, ToolStreamParser } from './stream-base.js';
 import type { MarkerFinder } from './marker-finder.js';
 import { TagValue, ValueMode } from './tag-value.js';

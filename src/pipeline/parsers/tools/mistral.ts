@@ -15,7 +15,8 @@
  * The name must be a declared tool written without spaces; anything else after the marker stays
  * text, marker included.
  */
-import { JsonArgsReader, Step } from './json-call.js';
+import { Step } from './json-call.js';
+import { JsonArgsReader } from './json-args-reader.js';
 import { JsonListParser } from './json-list.js';
 import { Match } from '../markers.js';
 import { FOLLOW_END, FOLLOW_TEXT, FOLLOW_WAIT, Next, toolParserSpec } from './stream-base.js';

@@ -222,7 +222,7 @@ export abstract class ToolStreamParser implements StreamingParser {
       return Next.Wait;
     }
     if (this.candLength(end) >= PARSER_BUFFER_LIMIT) {
-      this.overLimit();
+      this.overLimit(r.pos);
       return this.passthrough ? Next.Wait : Next.Text;
     }
     if (this.endKnown()) {
@@ -309,9 +309,9 @@ export abstract class ToolStreamParser implements StreamingParser {
   /**
    * An undecided candidate reached PARSER_BUFFER_LIMIT. By default the candidate and everything
    * after it is text, now and for the rest of the stream (`giveUp`); a format may release just
-   * the candidate instead and read on.
+   * the candidate (read up to `readTo`) instead and read on.
    */
-  protected overLimit(): void {
+  protected overLimit(_readTo: number): void {
     this.giveUp();
   }
 
