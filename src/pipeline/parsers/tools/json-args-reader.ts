@@ -24,13 +24,21 @@ export class JsonArgsReader {
   private wrapped = false;
   private skipped = false;
   private sentAny = false;
+  /** How the value ended (Done or Broken), once it has: later steps change nothing. */
+  private ended: Step | null = null;
+  private closed = false;
 
+  /**
+   * `closeAtEnd`: a value that breaks off, or is skipped, is closed by `cutOff()` when the
+   * format's end marker comes (Kimi-K2), rather than where the value stopped.
+   */
   constructor(
     private readonly out: ItemSink,
     private readonly tool: number,
     start: number,
     private readonly nonObject = NonObject.Keep,
     dialect: JsonDialect = RFC_JSON,
+    private readonly closeAtEnd = false,
   ) {
     this.sc = new JsonScanner(start, { dialect });
     this.sc.capture = nonObject === NonObject.Keep;
@@ -46,9 +54,11 @@ export class JsonArgsReader {
 
   /** Reads up to `end`; `final`: no more text will come (a top-level number ends at `end`). */
   step(buf: string, final: boolean, end = buf.length): Step {
+    if (this.ended !== null) return this.ended;
     if (!this.started && this.nonObject !== NonObject.Keep) {
       let i = this.sc.pos;
       while (i < end && isJsonWs(buf.charCodeAt(i))) i++;
+      this.sc.pos = i;
       if (i === end && !final) return Step.More;
       this.started = true;
       const isObject = i < end && buf.charCodeAt(i) === 0x7b;
@@ -67,19 +77,28 @@ export class JsonArgsReader {
     if (ev === Ev.More && final) ev = this.sc.endOfInput();
     this.drain();
     if (ev === Ev.Done) {
+      this.ended = Step.Done;
       if (this.wrapped) this.out.args(this.tool, '}');
-      else if (this.skipped) this.out.args(this.tool, '{}');
+      else if (this.skipped && !this.closeAtEnd) this.close();
       return Step.Done;
     }
     if (ev === Ev.Error) {
-      this.cutOff();
+      this.ended = Step.Broken;
+      if (!this.closeAtEnd) this.close();
       return Step.Broken;
     }
     return Step.More;
   }
 
-  /** The stream ended inside the value: close it. */
+  /** The stream ended inside the value (or it broke off): close it; nothing to do once it ended. */
   cutOff(): void {
+    if (this.closed || (this.ended === Step.Done && !this.skipped)) return;
+    if (this.ended === null) this.ended = Step.Broken;
+    this.close();
+  }
+
+  private close(): void {
+    this.closed = true;
     const tail = this.sc.capture ? this.sc.close() : '';
     const empty = this.sc.out.length === 0 && !this.sentAny;
     this.drain();
