@@ -79,7 +79,7 @@ export interface CallContext {
 export interface CallOptions {
   /** The call was started already as this tool index (a name the format gave before the object); the object's name key is then an ordinary key. */
   preset?: number;
-  /** An undeclared name rejects the object at once (at the name's end) instead of at the object's end. */
+  /** A name string that is not a declared tool rejects the object at once (at the name's end), not at the object's end. */
   rejectEarly?: boolean;
 }
 
@@ -143,8 +143,7 @@ export class JsonCallReader {
           this.valueStart(buf.charCodeAt(this.sc.pos));
           break;
         case Ev.ValueEnd:
-          this.valueEnd();
-          if (this.rejected && this.opts.rejectEarly && !this.committed) return Step.Reject;
+          if (this.valueEnd() && this.opts.rejectEarly) return Step.Reject;
           break;
         case Ev.Done:
           if (!this.committed) return Step.Reject;
@@ -189,13 +188,16 @@ export class JsonCallReader {
     }
   }
 
-  private valueEnd(): void {
+  /** Returns true when a name string just turned out not to be a declared tool. */
+  private valueEnd(): boolean {
+    let undeclared = false;
     if (this.nameActive) {
       this.nameActive = false;
       this.sc.collect = false;
       const name = this.sc.str;
       this.sc.str = '';
       if (this.nameBad || this.sc.collectOverflow || !this.ctx.declared(name)) {
+        undeclared = !this.nameBad;
         this.rejected = true;
         this.sc.capture = false;
         this.sc.out = '';
@@ -214,6 +216,7 @@ export class JsonCallReader {
       } else this.sc.capture = false;
     }
     this.drain();
+    return undeclared;
   }
 
   private drain(): void {

@@ -17,6 +17,7 @@
  *   is released as text rather than ending all parsing.
  */
 import { type CallShape, JSON_CALL, JsonCallReader, type ValueScanner } from './json-call.js';
+import { isJsonNumberChar } from './char-class.js';
 import { Ev, JsonScanner } from './json-scan.js';
 import { PARSER_BUFFER_LIMIT } from '../types.js';
 import { FOLLOW_END, FOLLOW_TEXT, FOLLOW_WAIT, Next, ToolStreamParser } from './stream-base.js';
@@ -34,6 +35,10 @@ const enum L {
 }
 
 const SEPARATORS = [',', ']'];
+
+function isLetter(c: number): boolean {
+  return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a);
+}
 
 export abstract class JsonListParser extends ToolStreamParser {
   private l = L.Object;
@@ -87,7 +92,7 @@ export abstract class JsonListParser extends ToolStreamParser {
             this.l = L.Object;
           } else if (c === 0x5b && this.listAllowed) this.startArray();
           else if (this.preset >= 0) this.startSkip();
-          else return this.release(this.pos);
+          else return this.releaseAfterScalar();
           break;
         }
         case L.Object:
@@ -98,7 +103,7 @@ export abstract class JsonListParser extends ToolStreamParser {
             return this.release(this.readEnd());
           }
           if (this.buf.charCodeAt(this.pos) !== 0x7b) {
-            if (this.framed) return this.release(this.pos);
+            if (this.framed) return this.releaseAfterScalar();
             this.skipper = new JsonScanner(this.arrayAt);
             this.l = L.Skip;
             break;
@@ -111,7 +116,7 @@ export abstract class JsonListParser extends ToolStreamParser {
           const next = this.stepCall(r, false);
           if (next === Next.Wait) return next;
           if (next === Next.Done) this.l = L.ArrSep;
-          else if (r.committed || this.endKnown()) return next;
+          else if (next !== Next.Rejected) return next; // broken after its commit, or released at the end
           else if (this.framed || !r.complete) {
             // Not JSON (or, framed, not a call): text up to where reading stopped; scanning resumes there.
             return this.release(r.pos);
@@ -176,8 +181,10 @@ export abstract class JsonListParser extends ToolStreamParser {
           const r = this.reader as JsonCallReader;
           const next = this.stepCall(r);
           if (next === Next.Wait) return next;
-          if (next === Next.Done || (!r.committed && !this.endKnown() && (r.complete || !this.framed))) this.l = L.ArrSep;
-          else if (this.framed && !r.committed) return this.endKnown() ? Next.Done : Next.Broken;
+          // Not a call and released: read on after it, unless the text ended (or, framed, it broke).
+          const ended = this.endKnown() && this.pos >= this.readEnd();
+          if (next === Next.Done || (!r.committed && !ended && (r.complete || !this.framed))) this.l = L.ArrSep;
+          else if (this.framed && !r.committed) return ended ? Next.Done : Next.Broken;
           else return next;
           break;
         }
@@ -215,6 +222,24 @@ export abstract class JsonListParser extends ToolStreamParser {
     this.out.args(this.preset, '{}');
     this.preset = -1;
     return Next.Done;
+  }
+
+  /**
+   * Framed: the payload (or its first element) at `pos` is not an object, so it is text; a number
+   * or literal is read to its end first, so that the text is released where the payload's reading
+   * stopped (Wait while the token may go on).
+   */
+  private releaseAfterScalar(): Next {
+    const buf = this.buf;
+    const end = this.readEnd();
+    let i = this.pos;
+    const c = buf.charCodeAt(i);
+    const inToken = c === 0x2d || (c >= 0x30 && c <= 0x39) ? isJsonNumberChar : isLetter(c) ? isLetter : null;
+    if (inToken !== null) {
+      while (i < end && inToken(buf.charCodeAt(i))) i++;
+      if (i === end && !this.endKnown()) return Next.Wait;
+    }
+    return this.release(i);
   }
 
   /** The candidate up to `to` is text; back to text there. */

@@ -36,7 +36,11 @@ export const enum Ev {
 
 /** How a family of parsers reads and writes JSON (the differences their tests pin). */
 export interface JsonDialect {
-  /** Trailing commas and unknown escapes (`\q` → `q`) are accepted. */
+  /**
+   * Trailing commas and unknown escapes (`\q` → `q`) are accepted, and a literal (a run of
+   * letters) or a `\u` escape (four characters) is read whole before it is judged, so a broken
+   * payload stops where that token ends.
+   */
   readonly lenient: boolean;
   /** Members are written settled rather than eager (json-out.ts). */
   readonly settled: boolean;
@@ -69,12 +73,16 @@ const enum S {
   Hex,
   Num,
   Lit,
-  /** settled: a literal is complete once a non-letter follows (`truex` is not `true`). */
-  LitEnd,
+  /** lenient: a literal as a run of letters, judged when it ends (`truex` is not `true`). */
+  Word,
   Done,
 }
 
 const KEY_LIMIT = 256;
+
+function isLiteral(word: string): boolean {
+  return word === 'true' || word === 'false' || word === 'null';
+}
 
 function isLetter(c: number): boolean {
   return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a);
@@ -106,6 +114,7 @@ export class JsonScanner {
   private hexLeft = 0;
   private hexVal = 0;
   private hexUpper = false;
+  private hexBad = false;
   private num = '';
   private lit = '';
   private litAt = 0;
@@ -260,6 +269,7 @@ export class JsonScanner {
             this.hexLeft = 4;
             this.hexVal = 0;
             this.hexUpper = false;
+            this.hexBad = false;
             i++;
             break;
           }
@@ -277,7 +287,11 @@ export class JsonScanner {
         }
         case S.Hex: {
           const d = hexDigit(c);
-          if (d < 0) return this.fail(i);
+          if (d < 0) {
+            if (!this.lenient) return this.fail(i);
+            this.hexBad = true;
+          }
+          if (this.hexBad && this.hexLeft === 1) return this.fail(i);
           if (d > 9 && c < 0x61) this.hexUpper = true;
           this.hexVal = this.hexVal * 16 + d;
           i++;
@@ -301,13 +315,15 @@ export class JsonScanner {
         case S.Lit:
           if (c !== this.lit.charCodeAt(this.litAt)) return this.fail(i);
           i++;
-          if (++this.litAt === this.lit.length) {
-            if (this.o.settled) this.s = S.LitEnd;
-            else if (this.endLiteral(i)) return this.stopAt(i);
-          }
+          if (++this.litAt === this.lit.length && this.endLiteral(i)) return this.stopAt(i);
           break;
-        case S.LitEnd:
-          if (isLetter(c)) return this.fail(i);
+        case S.Word:
+          if (isLetter(c)) {
+            this.lit += buf[i];
+            i++;
+            break;
+          }
+          if (!isLiteral(this.lit)) return this.fail(i);
           if (this.endLiteral(i)) return this.stopAt(i);
           break;
         case S.Done:
@@ -328,7 +344,10 @@ export class JsonScanner {
       if (this.s === S.Num) {
         if (!this.endNumber(this.pos)) return Ev.Error;
         this.s = S.Done;
-      } else if (this.s === S.LitEnd) this.endLiteral(this.pos);
+      } else if (this.s === S.Word) {
+        if (!isLiteral(this.lit)) return Ev.Error;
+        this.endLiteral(this.pos);
+      }
     }
     return this.s === S.Done ? Ev.Done : Ev.More;
   }
@@ -349,9 +368,9 @@ export class JsonScanner {
       if (this.s === S.Str || this.s === S.Esc || this.s === S.Hex) {
         // A held high surrogate is written (escaped), as the whole string would write it.
         if (!this.strIsKey && !o.muted) tail = o.writer.end() + '"';
-      } else if (this.s === S.Num || (this.s === S.LitEnd && !this.failed)) {
+      } else if (this.s === S.Num || (this.s === S.Word && !this.failed)) {
         // A literal followed by a letter broke off (`truex`); one at the very end is complete.
-        const v = this.s === S.Num ? compactNumber(this.num, this.exact) : this.lit;
+        const v = this.s === S.Num ? compactNumber(this.num, this.exact) : isLiteral(this.lit) ? this.lit : null;
         const prefix = o.prefix(depth);
         if (v !== null && prefix !== null) tail = prefix + v;
       }
@@ -376,6 +395,7 @@ export class JsonScanner {
         break;
       }
       case S.Lit:
+      case S.Word:
         tail = (o.comma ? ',' : '') + this.lit;
         break;
       default:
@@ -414,25 +434,31 @@ export class JsonScanner {
         if (sp !== null) sp.token(i + 1, true);
         return true;
       case 0x74:
-        return this.beginLit('true');
+        return this.beginLit('true', c);
       case 0x66:
-        return this.beginLit('false');
+        return this.beginLit('false', c);
       case 0x6e:
-        return this.beginLit('null');
+        return this.beginLit('null', c);
       default:
         if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
           this.num = String.fromCharCode(c);
           this.s = S.Num;
           return true;
         }
-        return false;
+        return this.lenient && isLetter(c) && this.beginLit('', c);
     }
   }
 
-  private beginLit(lit: string): boolean {
-    this.lit = lit;
-    this.litAt = 1;
-    this.s = S.Lit;
+  /** A literal starts with `c`: `lit` is the one it must be (strict), or it is a word (lenient). */
+  private beginLit(lit: string, c: number): boolean {
+    if (this.lenient) {
+      this.lit = String.fromCharCode(c);
+      this.s = S.Word;
+    } else {
+      this.lit = lit;
+      this.litAt = 1;
+      this.s = S.Lit;
+    }
     return true;
   }
 

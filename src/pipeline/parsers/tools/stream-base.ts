@@ -36,6 +36,8 @@ export const enum Next {
   Text,
   /** A committed call broke off at malformed text at `pos` (the JSON-family formats read on as text). */
   Broken,
+  /** Not a call, and nothing was released (`stepCall` asked not to): the caller decides. */
+  Rejected,
 }
 
 /** Results of `findWithin` besides an index. */
@@ -64,9 +66,11 @@ export abstract class ToolStreamParser implements StreamingParser {
   protected hit = '';
   /**
    * Where the text being read ends when a format bounds it by an end marker (a payload read up to
-   * `<|END_ACTION|>`), or -1: the buffer's end. Readers treat a bound like the end of the stream.
+   * `<|END_ACTION|>`: the marker, or a possible partial one at the buffer's end), or -1: the
+   * buffer's end. With `boundIsEnd` (the marker is there) readers treat it like the end of the stream.
    */
   protected bound = -1;
+  protected boundIsEnd = false;
   /** Where the current candidate starts in `buf` (what came before it was emitted or dropped). */
   protected cand = 0;
   /** The part of the candidate already moved out of `buf` (see holdCand). */
@@ -160,9 +164,20 @@ export abstract class ToolStreamParser implements StreamingParser {
     return this.bound >= 0 ? this.bound : this.buf.length;
   }
 
-  /** No text will come after `readEnd()` (the stream ended, or an end marker bounds the text). */
+  /** No text will come before `readEnd()` (the stream ended, or an end marker bounds the text). */
   protected endKnown(): boolean {
-    return this.final || this.bound >= 0;
+    return this.final || this.boundIsEnd;
+  }
+
+  /** Bounds the text read from now on by the first marker of `set` (see `bound`); `unbound()` lifts it. */
+  protected boundBy(set: MarkerFinder): void {
+    this.bound = this.upTo(set);
+    this.boundIsEnd = this.hit !== '';
+  }
+
+  protected unbound(): void {
+    this.bound = -1;
+    this.boundIsEnd = false;
   }
 
   /**
@@ -203,7 +218,8 @@ export abstract class ToolStreamParser implements StreamingParser {
         this.pos = r.pos;
         return Next.Done;
       case Step.Reject:
-        if (releaseRejected) this.releaseCand(r.pos);
+        if (!releaseRejected) return Next.Rejected;
+        this.releaseCand(r.pos);
         return Next.Text;
       case Step.Broken:
         this.pos = r.pos;
@@ -323,6 +339,7 @@ export abstract class ToolStreamParser implements StreamingParser {
     for (const f of this.finders) f.reset();
     this.pos = 0;
     this.bound = -1;
+    this.boundIsEnd = false;
     this.passthrough = true;
   }
 
