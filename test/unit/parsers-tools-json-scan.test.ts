@@ -10,7 +10,7 @@ import { JsonStringWriter } from '../../src/pipeline/parsers/tools/compact-write
 import { Ev, JsonScanner } from '../../src/pipeline/parsers/tools/json-scan.js';
 import { MarkerFinder } from '../../src/pipeline/parsers/tools/marker-finder.js';
 import { paramType, typedValue } from '../../src/pipeline/parsers/tools/param-typing.js';
-import { PyEv, PyScanner, pyLiteralToJson } from '../../src/pipeline/parsers/tools/py-literal.js';
+import { PyScanner, pyLiteralToJson } from '../../src/pipeline/parsers/tools/py-literal.js';
 import { rng } from '../support/splits.js';
 
 type Rand = () => number;
@@ -201,19 +201,19 @@ describe('PyScanner', () => {
       const text = `a=${pyRepr(r, args.a)}, b_2 = ${pyRepr(r, args.b_2)})`;
       const sc = new PyScanner(0, true);
       let out = '';
-      let ev = PyEv.More;
+      let ev = Ev.More;
       let buf = '';
-      for (let i = 0; i < text.length && ev === PyEv.More; i += 3) {
+      for (let i = 0; i < text.length && ev === Ev.More; i += 3) {
         buf += text.slice(i, i + 3);
         ev = sc.scan(buf);
         out += sc.out;
         sc.out = '';
       }
-      expect(ev, text).toBe(PyEv.Done);
+      expect(ev, text).toBe(Ev.Done);
       expect(out, text).toBe(JSON.stringify(args));
       for (let n = 1; n < text.length; n += 2) {
         const cut = new PyScanner(0, true);
-        if (cut.scan(text.slice(0, n)) !== PyEv.More) continue;
+        if (cut.scan(text.slice(0, n)) !== Ev.More) continue;
         const closed = cut.out + cut.close();
         expect(() => JSON.parse(closed), `${text.slice(0, n)} → ${closed}`).not.toThrow();
       }
