@@ -7,7 +7,7 @@
  *
  * One newline after `<parameter=KEY>` and one before `</parameter>` are formatting and dropped
  * (vllm/tool_parsers/qwen3coder_tool_parser.py; SMG trims all surrounding whitespace, which would
- * eat a code value's first indentation). Values are typed by the tool's schema (param-types.ts);
+ * eat a code value's first indentation). Values are typed by the tool's schema (param-typing.ts);
  * string values stream as they are written. A bare `<function=NAME>` without `<tool_call>` is read
  * too (vLLM falls back to it). Names and keys are trimmed; the first `</parameter>` ends a value.
  */
