@@ -37,16 +37,25 @@ export class CallArgumentsStream {
   private raw = '';
   /** Length of the prefix of `raw` already sent. */
   private sent = 0;
+  /** `raw` after `sent` (kept apart so that sending does not slice the growing `raw`). */
+  private unsent = '';
   private readonly scanner = new JsonScanner(0, { spelling: true });
   private readonly spelling = this.scanner.spelling as JsonSpelling;
 
   /** Adds content; returns the newly safe part ('' if none). */
   push(text: string): string {
+    // Only the delta is scanned (the scanner keeps its state between calls): reading the growing
+    // `raw` by index would flatten the concatenated string on every push.
+    this.spelling.offset = this.raw.length;
     this.raw += text;
-    this.scanner.scan(this.raw);
+    this.unsent += text;
+    this.scanner.pos = 0;
+    this.scanner.scan(text);
     const safe = this.spelling.canonical;
     if (safe <= this.sent) return '';
-    const diff = this.raw.slice(this.sent, safe);
+    const n = safe - this.sent;
+    const diff = n === this.unsent.length ? this.unsent : this.unsent.slice(0, n);
+    this.unsent = n === this.unsent.length ? '' : this.unsent.slice(n);
     this.sent = safe;
     return diff;
   }

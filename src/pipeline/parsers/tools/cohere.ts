@@ -34,6 +34,9 @@ const START_ACTION = '<|START_ACTION|>';
 const END_ACTION = '<|END_ACTION|>';
 const FRAMING = ['<|START_RESPONSE|>', '<|END_RESPONSE|>', '<|START_TEXT|>', '<|END_TEXT|>'];
 
+const TEXT_MARKERS = [START_ACTION, ...FRAMING];
+const END_MARKERS = [END_ACTION];
+
 const SHAPE: CallShape = { nameKey: 'tool_name', argKeys: ['parameters'], objectArgs: true, syntax: MODEL_SYNTAX };
 
 const TEXT = 0;
@@ -48,8 +51,8 @@ class CohereParser extends JsonListParser {
   protected override shape = SHAPE;
   protected override framed = true;
   private state = TEXT;
-  private readonly textSet = this.markerSet([START_ACTION, ...FRAMING]);
-  private readonly endSet = this.markerSet([END_ACTION]);
+  private readonly textSet = this.markerSet(TEXT_MARKERS);
+  private readonly endSet = this.markerSet(END_MARKERS);
 
   protected inPlainText(): boolean {
     return this.state === TEXT;

@@ -20,6 +20,7 @@ export const SEP = '<｜tool▁sep｜>';
 
 const STARTS = [CALLS_BEGIN, CALL_BEGIN];
 const AFTER = [CALL_BEGIN, CALLS_END, CALLS_BEGIN];
+const CALL_ONLY = [CALL_BEGIN];
 
 export const enum HeaderResult {
   /** More text is needed. */
@@ -73,7 +74,7 @@ export abstract class DeepSeekBlockParser extends ToolStreamParser {
           break;
         }
         case D.BlockOpen: {
-          const f = this.follow([CALL_BEGIN]);
+          const f = this.follow(CALL_ONLY);
           if (f === FOLLOW_WAIT) return;
           if (f === 0) {
             this.pos += CALL_BEGIN.length;

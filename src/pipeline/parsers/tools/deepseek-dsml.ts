@@ -25,6 +25,20 @@ const INVOKE_END = `</${DSML}invoke>`;
 const PARAM = `<${DSML}parameter`;
 const PARAM_END = `</${DSML}parameter>`;
 const VALUE_ENDS = [PARAM_END];
+const INVOKE_ONLY = [INVOKE];
+const BODY = [PARAM, INVOKE_END, '{'];
+const JSON_END = [INVOKE_END];
+
+type Block = 'function_calls' | 'tool_calls';
+
+function block(name: Block) {
+  const open = `<${DSML}${name}>`;
+  const close = `</${DSML}${name}>`;
+  return { open, close, starts: [open, INVOKE], afterInvoke: [INVOKE, close] };
+}
+
+/** The two block spellings' markers, made once. */
+const BLOCKS = { function_calls: block('function_calls'), tool_calls: block('tool_calls') };
 const TAG_LIMIT = 512;
 const INVOKE_ATTRS = /^\s+name="([^"]*)"\s*$/;
 const PARAM_ATTRS = /^\s+name="([^"]*)"(?:\s+string="(true|false)")?\s*$/;
@@ -58,14 +72,17 @@ class DsmlParser extends ToolStreamParser {
   private readonly blockOpen: string;
   private readonly blockClose: string;
   private readonly starts: readonly string[];
+  private readonly afterInvoke: readonly string[];
   private readonly startSet: MarkerFinder;
 
-  constructor(tools: readonly ToolSchema[], block: string) {
+  constructor(tools: readonly ToolSchema[], block: Block) {
     super(tools);
-    this.blockOpen = `<${DSML}${block}>`;
-    this.blockClose = `</${DSML}${block}>`;
-    this.starts = [this.blockOpen, INVOKE];
-    this.startSet = this.markerSet(this.starts);
+    const b = BLOCKS[block];
+    this.blockOpen = b.open;
+    this.blockClose = b.close;
+    this.starts = b.starts;
+    this.afterInvoke = b.afterInvoke;
+    this.startSet = this.markerSet(b.starts);
   }
 
   protected run(): void {
@@ -83,7 +100,7 @@ class DsmlParser extends ToolStreamParser {
           break;
         }
         case G.BlockOpen: {
-          const f = this.follow([INVOKE]);
+          const f = this.follow(INVOKE_ONLY);
           if (f === FOLLOW_WAIT) return;
           if (f === 0) this.g = G.Invoke;
           else this.reject(f === FOLLOW_END ? this.buf.length : this.pos);
@@ -109,7 +126,7 @@ class DsmlParser extends ToolStreamParser {
           break;
         }
         case G.Body: {
-          const f = this.follow([PARAM, INVOKE_END, '{']);
+          const f = this.follow(BODY);
           if (f === FOLLOW_WAIT) return;
           if (f === 0) {
             if (!this.beginParam()) return;
@@ -164,7 +181,7 @@ class DsmlParser extends ToolStreamParser {
         case G.JsonEnd:
         case G.InvokeAfter:
         case G.BlockAfter: {
-          const markers = this.g === G.JsonEnd ? [INVOKE_END] : this.g === G.InvokeAfter ? [INVOKE, this.blockClose] : this.starts;
+          const markers = this.g === G.JsonEnd ? JSON_END : this.g === G.InvokeAfter ? this.afterInvoke : this.starts;
           const f = this.follow(markers);
           if (f === FOLLOW_WAIT) return;
           if (f === FOLLOW_END) {
@@ -241,6 +258,6 @@ function jsonOrString(raw: string): string {
   }
 }
 
-export function dsmlParser(tools: readonly ToolSchema[], block: 'function_calls' | 'tool_calls'): ToolStreamParser {
+export function dsmlParser(tools: readonly ToolSchema[], block: Block): ToolStreamParser {
   return new DsmlParser(tools, block);
 }

@@ -42,6 +42,7 @@ const END_SAMPLING = '<|content_model_end_sampling|>';
 const TEXT_KINDS = ['<|content_text|>', '<|content_thinking|>', '<|content_invoke_tool_text|>', '<|content_tool_error|>'];
 const ENDS = [END_MESSAGE, END_SAMPLING];
 const BLOCK_MARKERS = [MESSAGE_MODEL, INVOKE_JSON, ...TEXT_KINDS, ...ENDS];
+const PAYLOAD_END = [...ENDS, MESSAGE_MODEL];
 
 const SHAPE: CallShape = { nameKey: 'name', argKeys: ['args', 'arguments', 'parameters'], objectArgs: true, syntax: MODEL_SYNTAX };
 
@@ -65,7 +66,7 @@ class InklingParser extends JsonListParser {
   private state = LEAD;
   /** Block markers: what text runs up to, and what ends a header. */
   private readonly blockSet = this.markerSet(BLOCK_MARKERS);
-  private readonly payloadEnd = this.markerSet([...ENDS, MESSAGE_MODEL]);
+  private readonly payloadEnd = this.markerSet(PAYLOAD_END);
 
   protected inPlainText(): boolean {
     return this.state === TEXT;
@@ -121,7 +122,8 @@ class InklingParser extends JsonListParser {
   private stepHeader(): boolean {
     const buf = this.buf;
     // Judged without the end of the stream, as a streamed parse sees it.
-    const [at, marker] = this.blockSet.find(buf, 0);
+    const at = this.blockSet.locate(buf, 0);
+    const marker = this.blockSet.located;
     const length = at !== -1 ? at : this.blockSet.partialStart(buf, 0);
     if (length > HEADER_LIMIT) {
       this.state = TEXT; // too long for a header: it is text after all

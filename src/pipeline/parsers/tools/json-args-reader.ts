@@ -10,6 +10,8 @@ import { Step } from './json-call.js';
 import { Ev, type JsonDialect, JsonScanner, RFC_JSON } from './json-scan.js';
 import type { ItemSink } from './sink.js';
 
+const RFC_OPTIONS = { dialect: RFC_JSON };
+
 export const enum NonObject {
   Keep,
   /** `{"value": …}` */
@@ -40,7 +42,7 @@ export class JsonArgsReader {
     dialect: JsonDialect = RFC_JSON,
     private readonly closeAtEnd = false,
   ) {
-    this.sc = new JsonScanner(start, { dialect });
+    this.sc = new JsonScanner(start, dialect === RFC_JSON ? RFC_OPTIONS : { dialect });
     this.sc.capture = nonObject === NonObject.Keep;
   }
 

@@ -54,7 +54,9 @@ export interface CallSyntax {
 }
 
 function jsonSyntax(dialect: JsonDialect): CallSyntax {
-  return { scanner: (pos, events) => new JsonScanner(pos, { events, dialect }), isQuote: (c) => c === 0x22 };
+  const withEvents = { events: true, dialect };
+  const without = { events: false, dialect };
+  return { scanner: (pos, events) => new JsonScanner(pos, events ? withEvents : without), isQuote: (c) => c === 0x22 };
 }
 
 export const RFC_SYNTAX = jsonSyntax(RFC_JSON);
@@ -83,6 +85,8 @@ export interface CallOptions {
   rejectEarly?: boolean;
 }
 
+const NO_OPTIONS: CallOptions = {};
+
 export class JsonCallReader {
   /** Index of the committed call, or -1 while undecided. */
   tool = -1;
@@ -105,7 +109,7 @@ export class JsonCallReader {
     private readonly ctx: CallContext,
     start: number,
     private readonly shape: CallShape = JSON_CALL,
-    private readonly opts: CallOptions = {},
+    private readonly opts: CallOptions = NO_OPTIONS,
   ) {
     this.sc = shape.syntax.scanner(start, true);
     this.named = opts.preset === undefined;

@@ -16,7 +16,7 @@
  * - Framed, a trailing comma before `]` ends the list; an undecided payload over the buffer limit
  *   is released as text rather than ending all parsing.
  */
-import { type CallShape, JSON_CALL, JsonCallReader, type ValueScanner } from './json-call.js';
+import { type CallOptions, type CallShape, JSON_CALL, JsonCallReader, type ValueScanner } from './json-call.js';
 import { isJsonNumberChar } from './char-class.js';
 import { Ev, JsonScanner } from './json-scan.js';
 import { PARSER_BUFFER_LIMIT } from '../types.js';
@@ -35,6 +35,9 @@ const enum L {
 }
 
 const SEPARATORS = [',', ']'];
+const PLAIN: CallOptions = {};
+/** A framed payload's first call object is rejected at an undeclared name. */
+const EARLY: CallOptions = { rejectEarly: true };
 
 function isLetter(c: number): boolean {
   return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a);
@@ -55,7 +58,7 @@ export abstract class JsonListParser extends ToolStreamParser {
 
   /** A call object begins at `pos`; the candidate (`cand`, marker included) is already set. */
   protected startObject(): void {
-    this.reader = new JsonCallReader(this.ctx, this.pos, this.shape, { rejectEarly: this.framed });
+    this.reader = new JsonCallReader(this, this.pos, this.shape, this.framed ? EARLY : PLAIN);
     this.l = L.Object;
   }
 
@@ -88,7 +91,7 @@ export abstract class JsonListParser extends ToolStreamParser {
           }
           const c = this.buf.charCodeAt(this.pos);
           if (c === 0x7b) {
-            this.reader = new JsonCallReader(this.ctx, this.pos, this.shape, this.preset >= 0 ? { preset: this.preset } : { rejectEarly: true });
+            this.reader = new JsonCallReader(this, this.pos, this.shape, this.preset >= 0 ? { preset: this.preset } : EARLY);
             this.l = L.Object;
           } else if (c === 0x5b && this.listAllowed) this.startArray();
           else if (this.preset >= 0) this.startSkip();
@@ -108,7 +111,7 @@ export abstract class JsonListParser extends ToolStreamParser {
             this.l = L.Skip;
             break;
           }
-          this.reader = new JsonCallReader(this.ctx, this.pos, this.shape, { rejectEarly: this.framed });
+          this.reader = new JsonCallReader(this, this.pos, this.shape, this.framed ? EARLY : PLAIN);
           this.l = L.ArrFirst;
           break;
         case L.ArrFirst: {
@@ -173,7 +176,7 @@ export abstract class JsonListParser extends ToolStreamParser {
             break;
           }
           this.setCand(this.pos);
-          this.reader = new JsonCallReader(this.ctx, this.pos, this.shape);
+          this.reader = new JsonCallReader(this, this.pos, this.shape, PLAIN);
           this.l = L.ArrNext;
           break;
         }

@@ -17,8 +17,12 @@
  */
 import { JsonStringWriter } from './compact-writer.js';
 
-export const OBJ = 1;
-export const ARR = 2;
+/*
+ * Container kinds are the scanners' own numbers: odd kinds are written as objects, even ones as
+ * arrays (JSON's 1 and 2; Python's dicts and keyword arguments, lists and tuples). Each scanner
+ * keeps its kinds as local constants: an imported binding read per token costs a call under tsx.
+ */
+const NO_KEYS: Array<Set<string> | null> = [];
 
 export class JsonOut {
   /** Compact JSON written so far; the caller drains it. */
@@ -36,9 +40,11 @@ export class JsonOut {
   muteDepth = 0;
   private skipNext = false;
   /** settled: the keys of each captured object still open, innermost last (null while muted). */
-  private readonly keys: Array<Set<string> | null> = [];
+  private readonly keys: Array<Set<string> | null>;
 
-  constructor(readonly settled: boolean) {}
+  constructor(readonly settled: boolean) {
+    this.keys = settled ? [] : NO_KEYS;
+  }
 
   /** Capturing starts or stops, at a value boundary at `depth`. */
   capture(on: boolean, depth: number): void {
@@ -52,22 +58,23 @@ export class JsonOut {
 
   /** A container opens at `depth` (before it is pushed). */
   open(kind: number, depth: number): void {
-    if (!this.settled) this.emit(kind === OBJ ? '{' : '[');
-    else if (this.begin(depth)) this.text += kind === OBJ ? '{' : '[';
-    if (this.settled && kind === OBJ) this.keys.push(this.muted ? null : new Set());
+    const obj = (kind & 1) === 1;
+    if (!this.settled) this.emit(obj ? '{' : '[');
+    else if (this.begin(depth)) this.text += obj ? '{' : '[';
+    if (this.settled && obj) this.keys.push(this.muted ? null : new Set());
   }
 
   /** A container closes; `depth` is the depth after it is popped. */
   close(kind: number, depth: number): void {
     this.comma = false;
     if (this.settled) {
-      if (kind === OBJ) this.keys.pop();
+      if (kind & 1) this.keys.pop();
       if (this.muted) {
         this.ended(depth);
         return;
       }
     }
-    this.text += kind === OBJ ? '}' : ']';
+    this.text += kind & 1 ? '}' : ']';
   }
 
   keyOpen(): void {
@@ -158,7 +165,7 @@ export class JsonOut {
     let s = '';
     for (let d = stack.length - 1; d >= this.base; d--) {
       if (this.muted && d >= this.muteDepth) continue;
-      s += stack[d] === OBJ ? '}' : ']';
+      s += stack[d] & 1 ? '}' : ']';
     }
     return s;
   }

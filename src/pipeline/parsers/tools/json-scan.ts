@@ -22,7 +22,7 @@
  */
 import { hexDigit, isJsonNumberChar as isNumChar, isJsonWs as isWs, jsonEscape } from './char-class.js';
 import { compactNumber, escapeUnit, truncatedNumber } from './compact-writer.js';
-import { ARR, JsonOut, OBJ } from './json-out.js';
+import { JsonOut } from './json-out.js';
 import { JsonSpelling } from './json-spelling.js';
 
 export const enum Ev {
@@ -79,6 +79,10 @@ const enum S {
 }
 
 const KEY_LIMIT = 256;
+const NO_OPTIONS: ScanOptions = {};
+/** Container kinds (JsonOut's: odd kinds are objects). */
+const OBJ = 1;
+const ARR = 2;
 
 function isLiteral(word: string): boolean {
   return word === 'true' || word === 'false' || word === 'null';
@@ -122,7 +126,7 @@ export class JsonScanner {
   /** The decoded key being read (spelling only). */
   private keyText = '';
 
-  constructor(pos: number, opts: ScanOptions = {}) {
+  constructor(pos: number, opts: ScanOptions = NO_OPTIONS) {
     this.pos = pos;
     this.events = opts.events ?? false;
     const d = opts.dialect ?? RFC_JSON;

@@ -31,6 +31,8 @@ const INDEX_KEY = /^(?:0|[1-9][0-9]*)$/;
 export class JsonSpelling {
   canonical = 0;
   faithful = true;
+  /** Added to the scanner's positions (a caller that scans each delta on its own sets it to the text before). */
+  offset = 0;
   /** A raw high surrogate was read and its low half has not come yet. */
   high = false;
   private frozen = false;
@@ -38,7 +40,7 @@ export class JsonSpelling {
 
   /** Everything up to `end` is spelled canonically. */
   mark(end: number): void {
-    if (!this.frozen) this.canonical = end;
+    if (!this.frozen) this.canonical = this.offset + end;
   }
 
   /** A token spelled differently from the compact form: nothing after it is canonical. */

@@ -32,6 +32,10 @@ const CALL_BEGIN = '<|tool_call_begin|>';
 const ARG_BEGIN = '<|tool_call_argument_begin|>';
 const CALL_END = '<|tool_call_end|>';
 
+const TEXT_MARKERS = [...SECTION_BEGIN, CALL_BEGIN];
+const SECTION_MARKERS = [CALL_BEGIN, ...SECTION_END];
+const CALL_END_MARKERS = [CALL_END, ...SECTION_END, CALL_BEGIN];
+
 const TEXT = 0;
 const SECTION = 1;
 const HEADER = 2;
@@ -56,10 +60,10 @@ class KimiK2Parser extends ToolStreamParser {
   private state = TEXT;
   /** Inside a section (else a bare call: back to text after it). */
   private inSection = false;
-  private readonly textSet = this.markerSet([...SECTION_BEGIN, CALL_BEGIN]);
-  private readonly sectionSet = this.markerSet([CALL_BEGIN, ...SECTION_END]);
+  private readonly textSet = this.markerSet(TEXT_MARKERS);
+  private readonly sectionSet = this.markerSet(SECTION_MARKERS);
   /** What ends a call's arguments (and a passed-through call). */
-  private readonly callEnd = this.markerSet([CALL_END, ...SECTION_END, CALL_BEGIN]);
+  private readonly callEnd = this.markerSet(CALL_END_MARKERS);
   private args: JsonArgsReader | null = null;
 
   protected inPlainText(): boolean {

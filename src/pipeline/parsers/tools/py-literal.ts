@@ -19,7 +19,7 @@
  */
 import { truncatedNumber } from './compact-writer.js';
 import type { CallSyntax } from './json-call.js';
-import { JsonOut, ARR, OBJ } from './json-out.js';
+import { JsonOut } from './json-out.js';
 import { Ev } from './json-scan.js';
 import { PyStringReader } from './py-string.js';
 import { cutName, IDENT_LIMIT, isDigit, isIdentChar, isIdentStart, isWs, nameValue, pyNumber, STRING_PREFIXES } from './py-tokens.js';
@@ -41,16 +41,12 @@ const enum P {
   Done,
 }
 
-// Container kinds; odd ones are written as JSON objects, even ones as arrays.
-const DICT = OBJ;
-const LIST = ARR;
+// Container kinds; odd ones are written as JSON objects, even ones as arrays (json-out.ts).
+const DICT = 1;
+const LIST = 2;
 const KWARGS = 3;
 const TUPLE = 4;
 const KEY_LIMIT = 256;
-
-function jsonKind(kind: number): number {
-  return kind & 1 ? OBJ : ARR;
-}
 
 export class PyScanner {
   pos: number;
@@ -94,7 +90,7 @@ export class PyScanner {
     this.o = new JsonOut(settled);
     if (!events) this.o.capture(true, 0);
     if (kwargs) {
-      this.o.open(OBJ, 0);
+      this.o.open(KWARGS, 0);
       this.stack.push(KWARGS);
       this.s = P.KwName;
       this.canClose = true;
@@ -165,7 +161,7 @@ export class PyScanner {
   close(): string {
     const o = this.o;
     if (!o.capturing || (this.events && this.stack.length <= o.base)) return '';
-    return (o.settled ? this.settledTail() : this.eagerTail()) + o.closers(this.stack.map(jsonKind));
+    return (o.settled ? this.settledTail() : this.eagerTail()) + o.closers(this.stack);
   }
 
   /** eager: a cut-off string is closed, a key without a value gets null, a cut name or number is completed. */
@@ -330,7 +326,7 @@ export class PyScanner {
     if (this.asKey) return -1;
     if (c === 0x5b || c === 0x28 || c === 0x7b) {
       const kind = c === 0x5b ? LIST : c === 0x28 ? TUPLE : DICT;
-      if (this.o.capturing) this.o.open(jsonKind(kind), this.stack.length);
+      if (this.o.capturing) this.o.open(kind, this.stack.length);
       this.stack.push(kind);
       this.beginValue(kind === DICT);
       this.owed = false;
@@ -432,7 +428,7 @@ export class PyScanner {
   private closeTop(kind: number): boolean {
     if (this.stack[this.stack.length - 1] !== kind) return false;
     this.stack.pop();
-    if (this.o.capturing) this.o.close(jsonKind(kind), this.stack.length);
+    if (this.o.capturing) this.o.close(kind, this.stack.length);
     if (this.stack.length === 0) this.s = P.Done;
     else {
       this.asKey = false;

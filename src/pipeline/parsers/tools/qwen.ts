@@ -55,7 +55,7 @@ class QwenParser extends ToolStreamParser {
             this.q = Q.Text;
             break;
           }
-          this.reader = new JsonCallReader(this.ctx, this.pos);
+          this.reader = new JsonCallReader(this, this.pos);
           this.q = Q.Call;
           break;
         case Q.Call: {

@@ -27,6 +27,7 @@ import { skipSpace } from './tag-headers.js';
 import type { ToolSchema } from './types.js';
 
 const MARKER = '<|tool_calls|>';
+const TEXT_MARKERS = [MARKER];
 const SHAPE: CallShape = { nameKey: 'name', argKeys: ['arguments'], objectArgs: true, syntax: PY_SYNTAX };
 
 /** Deciding whether the output opens with a bare call list. */
@@ -39,7 +40,7 @@ class SarashinaParser extends JsonListParser {
   protected override shape = SHAPE;
   protected override framed = true;
   private state = LEAD;
-  private readonly textSet = this.markerSet([MARKER]);
+  private readonly textSet = this.markerSet(TEXT_MARKERS);
 
   protected inPlainText(): boolean {
     return this.state === TEXT;

@@ -49,15 +49,14 @@ export const FOLLOW_WAIT = -1;
 export const FOLLOW_TEXT = -2;
 export const FOLLOW_END = -3;
 
-export abstract class ToolStreamParser implements StreamingParser {
+/** The parser is its call readers' context (json-call.ts): its sink and its declared names. */
+export abstract class ToolStreamParser implements StreamingParser, CallContext {
   protected buf = '';
   protected pos = 0;
   protected final = false;
-  protected readonly out = new ItemSink();
+  readonly out = new ItemSink();
   protected readonly tools: readonly ToolSchema[];
-  private readonly names: ReadonlySet<string>;
-  /** What call readers need from the parser: the sink and the declared names. */
-  protected readonly ctx: CallContext;
+  private readonly names = new Set<string>();
   /** Where the whitespace skipped by the last `follow` began (a candidate that fails releases it too). */
   protected followWs = 0;
   /** The marker sets of this parser, shifted together when the buffer loses its front. */
@@ -80,9 +79,7 @@ export abstract class ToolStreamParser implements StreamingParser {
 
   constructor(tools: readonly ToolSchema[]) {
     this.tools = tools;
-    const names = new Set(tools.map((t) => t.name));
-    this.names = names;
-    this.ctx = { out: this.out, declared: (name: string) => names.has(name) };
+    for (const t of tools) this.names.add(t.name);
   }
 
   push(delta: string): ParsedItem[] {
@@ -113,7 +110,7 @@ export abstract class ToolStreamParser implements StreamingParser {
   /** Whether the machine is in its plain-text state (where `startChars` is all that matters). */
   protected abstract inPlainText(): boolean;
 
-  protected declared(name: string): boolean {
+  declared(name: string): boolean {
     return this.names.has(name);
   }
 
@@ -133,8 +130,8 @@ export abstract class ToolStreamParser implements StreamingParser {
    * or, when none is there, at the end of the buffer less a possible partial marker (`hit` is '').
    */
   protected upTo(set: MarkerFinder): number {
-    const [at, which] = set.find(this.buf, this.pos);
-    this.hit = which;
+    const at = set.locate(this.buf, this.pos);
+    this.hit = set.located;
     if (at !== -1) return at;
     return this.final ? this.buf.length : set.partialStart(this.buf, this.pos);
   }

@@ -56,10 +56,10 @@ export class TagValue {
       this.leadChecked = true;
       if (pos < buf.length && buf.charCodeAt(pos) === 0x0a) pos++;
     }
-    const [at, which] = ends.find(buf, pos);
+    const at = ends.locate(buf, pos);
     const stop = at !== -1 ? at : final ? buf.length : ends.partialStart(buf, pos);
     if (stop > pos) this.take(buf.slice(pos, stop));
-    this.end = which;
+    this.end = ends.located;
     return stop;
   }
 

@@ -50,6 +50,36 @@ export interface TaggedCallFormat {
   typing(key: string, typeAttr: string | undefined, schema: ParamTypes): ValueTyping;
 }
 
+/** The marker lists a format's states search, derived once per format. */
+interface FormatMarkers {
+  readonly text: readonly string[];
+  readonly section: readonly string[];
+  readonly body: readonly string[];
+  readonly value: readonly string[];
+  readonly pass: readonly string[];
+  readonly startChars: string;
+}
+
+const formatMarkers = new WeakMap<TaggedCallFormat, FormatMarkers>();
+
+function markersOf(f: TaggedCallFormat): FormatMarkers {
+  let m = formatMarkers.get(f);
+  if (m === undefined) {
+    const sectionClose = f.section?.close ?? [];
+    const text = [...(f.section ? f.section.open : [f.callOpen]), ...(f.dropFromText ?? [])];
+    m = {
+      text,
+      section: [f.callOpen, ...sectionClose],
+      body: [f.paramOpen, ...f.callClose, ...sectionClose, f.callOpen],
+      value: [f.valueClose, ...f.callClose, ...sectionClose, f.callOpen],
+      pass: [...f.passthroughEnd, ...sectionClose, f.callOpen],
+      startChars: [...new Set(text.map((s) => s[0]))].join(''),
+    };
+    formatMarkers.set(f, m);
+  }
+  return m;
+}
+
 const TEXT = 0;
 const SECTION = 1;
 const HEADER = 2;
@@ -78,14 +108,13 @@ export class TaggedCallParser extends ToolStreamParser {
     tools: readonly ToolSchema[],
   ) {
     super(tools);
-    const sectionClose = f.section?.close ?? [];
-    const textMarkers = [...(f.section ? f.section.open : [f.callOpen]), ...(f.dropFromText ?? [])];
-    this.startChars = [...new Set(textMarkers.map((m) => m[0]))].join('');
-    this.textSet = this.markerSet(textMarkers);
-    this.sectionSet = this.markerSet([f.callOpen, ...sectionClose]);
-    this.bodySet = this.markerSet([f.paramOpen, ...f.callClose, ...sectionClose, f.callOpen]);
-    this.valueSet = this.markerSet([f.valueClose, ...f.callClose, ...sectionClose, f.callOpen]);
-    this.passSet = this.markerSet([...f.passthroughEnd, ...sectionClose, f.callOpen]);
+    const m = markersOf(f);
+    this.startChars = m.startChars;
+    this.textSet = this.markerSet(m.text);
+    this.sectionSet = this.markerSet(m.section);
+    this.bodySet = this.markerSet(m.body);
+    this.valueSet = this.markerSet(m.value);
+    this.passSet = this.markerSet(m.pass);
   }
 
   protected inPlainText(): boolean {
