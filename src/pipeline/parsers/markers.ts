@@ -6,7 +6,7 @@
  */
 
 /** Outcome of matching a literal at a position: it is there, it is not, or the buffer ends inside it. */
-export const enum Match {
+export enum Match {
   Yes,
   No,
   Partial,

@@ -27,8 +27,11 @@
  */
 import { type CallShape, MODEL_SYNTAX } from './json-call.js';
 import { JsonListParser } from './json-list.js';
-import { Next, toolParserSpec } from './stream-base.js';
+import { Next as NextEnum, toolParserSpec } from './stream-base.js';
 import type { ToolSchema } from './types.js';
+
+// Bound once: under tsx every read of an imported binding is a getter call, and these are read per character or step.
+const Next = NextEnum;
 
 const START_ACTION = '<|START_ACTION|>';
 const END_ACTION = '<|END_ACTION|>';

@@ -30,9 +30,12 @@
  */
 import { type CallShape, MODEL_SYNTAX } from './json-call.js';
 import { JsonListParser } from './json-list.js';
-import { Next, toolParserSpec } from './stream-base.js';
+import { Next as NextEnum, toolParserSpec } from './stream-base.js';
 import { HEADER_LIMIT, skipSpace } from './tag-headers.js';
 import type { ToolSchema } from './types.js';
+
+// Bound once: under tsx every read of an imported binding is a getter call, and these are read per character or step.
+const Next = NextEnum;
 
 const MESSAGE_MODEL = '<|message_model|>';
 const INVOKE_JSON = '<|content_invoke_tool_json|>';

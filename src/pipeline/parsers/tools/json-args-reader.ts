@@ -5,14 +5,20 @@
  * kept as it is (mistral), wrapped as `{"value": …}` (SMG's DeepSeek parsers), or skipped for
  * `{}` (the token formats). A value cut off or broken is closed (JsonScanner.close).
  */
-import { isJsonWs } from './char-class.js';
-import { Step } from './json-call.js';
-import { Ev, type JsonDialect, JsonScanner, RFC_JSON } from './json-scan.js';
+import { isJsonWs as isWsImport } from './char-class.js';
+import { Step as StepEnum } from './json-call.js';
+import { Ev as EvEnum, type JsonDialect, JsonScanner, RFC_JSON } from './json-scan.js';
 import type { ItemSink } from './sink.js';
+
+// Bound once: under tsx every read of an imported binding is a getter call, and these are read per character or step.
+const isJsonWs = isWsImport;
+const Step = StepEnum;
+type Step = StepEnum;
+const Ev = EvEnum;
 
 const RFC_OPTIONS = { dialect: RFC_JSON };
 
-export const enum NonObject {
+export enum NonObject {
   Keep,
   /** `{"value": …}` */
   Wrap,

@@ -12,10 +12,14 @@
  * `{}` for anything else. A committed call that is cut off or turns malformed still ends, its
  * arguments closed (see JsonScanner.close).
  */
-import { Ev, type JsonDialect, JsonScanner, MODEL_JSON, RFC_JSON } from './json-scan.js';
+import { Ev as EvEnum, type JsonDialect, JsonScanner, MODEL_JSON, RFC_JSON } from './json-scan.js';
 import type { ItemSink } from './sink.js';
 
-export const enum Step {
+// Bound once: under tsx every read of an imported binding is a getter call, and these are read per character or step.
+const Ev = EvEnum;
+type Ev = EvEnum;
+
+export enum Step {
   /** Needs more text. */
   More,
   /** The call (or value) ended; the reader's `pos` is just after it. */

@@ -17,10 +17,20 @@
  *   is released as text rather than ending all parsing.
  */
 import { type CallOptions, type CallShape, JSON_CALL, JsonCallReader, type ValueScanner } from './json-call.js';
-import { isJsonNumberChar } from './char-class.js';
-import { Ev, JsonScanner } from './json-scan.js';
-import { PARSER_BUFFER_LIMIT } from '../types.js';
-import { FOLLOW_END, FOLLOW_TEXT, FOLLOW_WAIT, Next, ToolStreamParser } from './stream-base.js';
+import { isJsonNumberChar as numberCharImport } from './char-class.js';
+import { Ev as EvEnum, JsonScanner } from './json-scan.js';
+import { PARSER_BUFFER_LIMIT as LIMIT_IMPORT } from '../types.js';
+import { FOLLOW_END as END_IMPORT, FOLLOW_TEXT as TEXT_IMPORT, FOLLOW_WAIT as WAIT_IMPORT, Next as NextEnum, ToolStreamParser } from './stream-base.js';
+
+// Bound once: under tsx every read of an imported binding is a getter call, and these are read per character or step.
+const isJsonNumberChar = numberCharImport;
+const Ev = EvEnum;
+const Next = NextEnum;
+type Next = NextEnum;
+const PARSER_BUFFER_LIMIT = LIMIT_IMPORT;
+const FOLLOW_END = END_IMPORT;
+const FOLLOW_TEXT = TEXT_IMPORT;
+const FOLLOW_WAIT = WAIT_IMPORT;
 
 const enum L {
   Start,

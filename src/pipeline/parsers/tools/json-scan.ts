@@ -20,12 +20,19 @@
  * re-parse cannot give the same items for every split of a broken payload; this reads each
  * character once, so a push costs O(delta).
  */
-import { hexDigit, isJsonNumberChar as isNumChar, isJsonWs as isWs, jsonEscape } from './char-class.js';
-import { compactNumber, escapeUnit, truncatedNumber } from './compact-writer.js';
+import { hexDigit as hexDigitImport, isJsonNumberChar, isJsonWs, jsonEscape as jsonEscapeImport } from './char-class.js';
+import { compactNumber as compactNumberImport, escapeUnit, truncatedNumber } from './compact-writer.js';
 import { JsonOut } from './json-out.js';
 import { JsonSpelling } from './json-spelling.js';
 
-export const enum Ev {
+// Bound once: under tsx every read of an imported binding is a getter call, and these are read per character or step.
+const isWs = isJsonWs;
+const isNumChar = isJsonNumberChar;
+const hexDigit = hexDigitImport;
+const jsonEscape = jsonEscapeImport;
+const compactNumber = compactNumberImport;
+
+export enum Ev {
   More,
   Key,
   ValueStart,

@@ -9,7 +9,11 @@
  * What depends only on the marker list (longest length, first characters) is computed once per
  * list, so a parser's finders cost one small array each to create.
  */
-import { Match, matchAt } from '../markers.js';
+import { Match as MatchEnum, matchAt as matchAtImport } from '../markers.js';
+
+// Bound once: under tsx every read of an imported binding is a getter call, and these are read per character or step.
+const matchAt = matchAtImport;
+const PARTIAL = MatchEnum.Partial;
 
 const UNKNOWN = -2;
 const NONE = -1;
@@ -66,7 +70,7 @@ export class MarkerFinder {
       const c = buf.charCodeAt(i);
       if (first >= 0 ? c !== first : !firsts.has(c)) continue;
       for (const m of this.markers) {
-        if (m.charCodeAt(0) === c && m.length > n - i && matchAt(buf, i, m) === Match.Partial) return i;
+        if (m.charCodeAt(0) === c && m.length > n - i && matchAt(buf, i, m) === PARTIAL) return i;
       }
     }
     return n;

@@ -20,9 +20,14 @@
 import { truncatedNumber } from './compact-writer.js';
 import type { CallSyntax } from './json-call.js';
 import { JsonOut } from './json-out.js';
-import { Ev } from './json-scan.js';
+import { Ev as EvEnum } from './json-scan.js';
 import { PyStringReader } from './py-string.js';
-import { cutName, IDENT_LIMIT, isDigit, isIdentChar, isIdentStart, isWs, nameValue, pyNumber, STRING_PREFIXES } from './py-tokens.js';
+import * as tokens from './py-tokens.js';
+
+// Bound once: under tsx every read of an imported binding is a getter call, and these are read per character or step.
+const Ev = EvEnum;
+type Ev = EvEnum;
+const { cutName, IDENT_LIMIT, isDigit, isIdentChar, isIdentStart, isWs, nameValue, pyNumber, STRING_PREFIXES } = tokens;
 
 export { isIdentChar, isIdentStart } from './py-tokens.js';
 

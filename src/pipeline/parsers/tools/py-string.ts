@@ -4,8 +4,12 @@
  * continuation; unknown escapes keep their backslash). The decoded content is handed out as it is
  * read (the scanner writes it as JSON).
  */
-import { hexDigit } from './char-class.js';
-import { PY_ESCAPES } from './py-tokens.js';
+import { hexDigit as hexDigitImport } from './char-class.js';
+import { PY_ESCAPES as ESCAPES_IMPORT } from './py-tokens.js';
+
+// Bound once: under tsx every read of an imported binding is a getter call, and these are read per character or step.
+const hexDigit = hexDigitImport;
+const PY_ESCAPES = ESCAPES_IMPORT;
 
 const enum R {
   /** Quotes right after the opening one: deciding between `''` and `'''`. */

@@ -22,9 +22,12 @@
 import { type CallShape } from './json-call.js';
 import { JsonListParser } from './json-list.js';
 import { PY_SYNTAX } from './py-literal.js';
-import { Next, toolParserSpec } from './stream-base.js';
+import { Next as NextEnum, toolParserSpec } from './stream-base.js';
 import { skipSpace } from './tag-headers.js';
 import type { ToolSchema } from './types.js';
+
+// Bound once: under tsx every read of an imported binding is a getter call, and these are read per character or step.
+const Next = NextEnum;
 
 const MARKER = '<|tool_calls|>';
 const TEXT_MARKERS = [MARKER];

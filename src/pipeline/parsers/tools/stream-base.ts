@@ -17,17 +17,25 @@
  * - an undecided candidate longer than PARSER_BUFFER_LIMIT is released as text and the parser
  *   passes everything after it through unparsed.
  */
-import { Match, matchAt } from '../markers.js';
+import { Match as MatchEnum, matchAt as matchAtImport } from '../markers.js';
 import type { ParsedItem, StreamingParser } from '../types.js';
-import { PARSER_BUFFER_LIMIT } from '../types.js';
-import { isJsonWs as isWs } from './char-class.js';
-import { type CallContext, JsonCallReader, Step } from './json-call.js';
+import { PARSER_BUFFER_LIMIT as LIMIT_IMPORT } from '../types.js';
+import { isJsonWs } from './char-class.js';
+import { type CallContext, JsonCallReader, Step as StepEnum } from './json-call.js';
 import { MarkerFinder } from './marker-finder.js';
 import { ItemSink } from './sink.js';
 import type { ToolParserSpec, ToolSchema } from './types.js';
 
+// Bound once: under tsx every read of an imported binding is a getter call, and these are read per character or step.
+const isWs = isJsonWs;
+const matchAt = matchAtImport;
+const Match = MatchEnum;
+type Match = MatchEnum;
+const Step = StepEnum;
+const PARSER_BUFFER_LIMIT = LIMIT_IMPORT;
+
 /** What the state machine does after a call-reading step. */
-export const enum Next {
+export enum Next {
   /** Stop: more text is needed (or the parser gave up and passes text through). */
   Wait,
   /** The call ended normally; `pos` is just after it. */

@@ -12,7 +12,7 @@ import type { ArgsObjectWriter } from './args-object.js';
 import type { MarkerFinder } from './marker-finder.js';
 import type { ItemSink } from './sink.js';
 
-export const enum ValueMode {
+export enum ValueMode {
   /** Streamed into the arguments as a JSON string (the caller wrote the opening quote). */
   Stream,
   /** Collected in `raw` for typing once complete. */

@@ -27,8 +27,11 @@ import type { MarkerFinder } from './marker-finder.js';
 import { ParamTypes, typedValueJson, type ValueTyping } from './param-typing.js';
 import { ToolStreamParser } from './stream-base.js';
 import { limited, type HeaderRead, type ParamRead } from './tag-headers.js';
-import { TagValue, ValueMode } from './tag-value.js';
+import { TagValue, ValueMode as ModeEnum } from './tag-value.js';
 import type { ToolSchema } from './types.js';
+
+// Bound once: under tsx every read of an imported binding is a getter call, and these are read per character or step.
+const ValueMode = ModeEnum;
 
 export interface TaggedCallFormat {
   /** Wrapper around a group of calls; absent when every call stands alone (GLM). */
