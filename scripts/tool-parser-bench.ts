@@ -7,8 +7,15 @@
  * - long: one call whose string argument is ~20 KB (where a parser that re-reads or re-copies its
  *   buffer per delta shows up).
  *
- *   npx tsx scripts/tool-parser-bench.ts [--rounds R] [--chars N] [--only NAME,NAME]
+ * Each parser runs in a process of its own, as in a gateway (which reads one model's format): all
+ * parsers share the streaming frame (stream-base.ts), and running them all in one process makes
+ * the frame's property accesses megamorphic, which no gateway process sees. `--same-process` runs
+ * them all in this one instead.
+ *
+ *   npx tsx scripts/tool-parser-bench.ts [--rounds R] [--chars N] [--only NAME,NAME] [--same-process]
  */
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { CallArgumentsStream } from '../src/pipeline/harmony/call-args.js';
 import { JSON_FAMILY_TOOL_PARSERS } from '../src/pipeline/parsers/tools/registry-json.js';
 import { TOKEN_FORMAT_TOOL_PARSERS } from '../src/pipeline/parsers/tools/registry-tokens.js';
@@ -26,6 +33,8 @@ function arg(name: string, fallback: string): string {
 const rounds = Number(arg('rounds', '5'));
 const chars = Number(arg('chars', '200000'));
 const only = arg('only', '').split(',').filter((s) => s.length > 0);
+const child = process.argv.includes('--child');
+const isolate = !child && !process.argv.includes('--same-process');
 
 function deltas(text: string, seed: number): string[] {
   const next = rng(seed);
@@ -119,8 +128,20 @@ const fmt = (ns: number): string => (Number.isNaN(ns) ? '-' : ns.toFixed(0)).pad
 const plain = deltas(plainText(chars), 2);
 const wanted = (name: string): boolean => only.length === 0 || only.includes(name);
 
-console.log(`ns per push (best of ${rounds}); plain: ${plain.length} deltas; call: the parser's first fixture, repeated; long: one ~20 KB string argument`);
-console.log('parser'.padEnd(14), 'plain'.padStart(8), 'call'.padStart(8), 'long'.padStart(8), '  call fixture');
+if (!child) {
+  console.log(`ns per push (best of ${rounds}${isolate ? ', one process per parser' : ', all in one process'}); plain: ${plain.length} deltas; call: the parser's first fixture, repeated; long: one ~20 KB string argument`);
+  console.log('parser'.padEnd(14), 'plain'.padStart(8), 'call'.padStart(8), 'long'.padStart(8), '  call fixture');
+}
+if (isolate) {
+  const names = [...JSON_FAMILY_TOOL_PARSERS, ...TOKEN_FORMAT_TOOL_PARSERS].map((p) => p.name).concat('harmony').filter(wanted);
+  for (const name of names) {
+    const args = [...process.execArgv, fileURLToPath(import.meta.url), '--child', '--only', name, '--rounds', String(rounds), '--chars', String(chars)];
+    const r = spawnSync(process.execPath, args, { encoding: 'utf8' });
+    process.stdout.write(r.stdout);
+    if (r.status !== 0) process.stderr.write(r.stderr);
+  }
+  process.exit(0);
+}
 
 const families: Array<[ToolParserSpec[], readonly ToolSchema[], (name: string) => { name: string; text: string } | undefined]> = [
   [JSON_FAMILY_TOOL_PARSERS, TOOLS, (name) => FIXTURES.find((f) => f.parser === name)],

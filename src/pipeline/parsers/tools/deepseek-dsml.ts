@@ -150,7 +150,7 @@ class DsmlParser extends ToolStreamParser {
         }
         case G.Value: {
           const v = this.value as TagValue;
-          this.pos = v.read(this.buf, this.pos, this.final, this.valueEnds);
+          this.pos = v.read(this.buf, this.pos, this.final, this.valueEnds, this.dropped);
           if (v.end === '' && !this.final) {
             this.dropConsumed();
             return;

@@ -125,7 +125,7 @@ class InklingParser extends JsonListParser {
   private stepHeader(): boolean {
     const buf = this.buf;
     // Judged without the end of the stream, as a streamed parse sees it.
-    const at = this.blockSet.locate(buf, 0);
+    const at = this.locate(this.blockSet, 0);
     const marker = this.blockSet.located;
     const length = at !== -1 ? at : this.blockSet.partialStart(buf, 0);
     if (length > HEADER_LIMIT) {

@@ -4,7 +4,8 @@
  * or that it does not occur in what was searched. A plain `indexOf` per marker per call would
  * rescan the rest of the buffer for every candidate in a long non-streamed text (quadratic when
  * one marker is common and another absent). One finder serves one buffer: each parser makes its
- * own (ToolStreamParser.markerSet), and the parser shifts them all when it drops text.
+ * own (ToolStreamParser.markerSet). Positions are remembered as absolute text offsets (the caller
+ * passes how much the buffer has lost at its front), so dropping text costs the finders nothing.
  *
  * What depends only on the marker list (longest length, first characters) is computed once per
  * list, so a parser's finders cost one small array each to create.
@@ -48,8 +49,9 @@ export class MarkerFinder {
   /** The marker `locate` found ('' when none). */
   located = '';
   private readonly info: MarkerInfo;
+  /** Absolute offset of each marker's next occurrence, or NONE / UNKNOWN. */
   private readonly next: number[];
-  /** Buffer length the NONE entries cover. */
+  /** Absolute end of the text the NONE entries cover. */
   private searched = 0;
   private lastFrom = 0;
 
@@ -76,49 +78,40 @@ export class MarkerFinder {
     return n;
   }
 
-  /** The earliest occurrence at or after `from` (ties: the longer marker), or [-1, '']. */
-  find(buf: string, from: number): [number, string] {
-    const at = this.locate(buf, from);
+  /**
+   * The earliest occurrence at or after `from` (ties: the longer marker), or [-1, ''].
+   * `dropped`: how many characters the buffer has lost at its front so far.
+   */
+  find(buf: string, from: number, dropped = 0): [number, string] {
+    const at = this.locate(buf, from, dropped);
     return [at, this.located];
   }
 
   /** `find` without the pair: the index (or -1), the marker in `located`. */
-  locate(buf: string, from: number): number {
-    if (from < this.lastFrom) this.next.fill(UNKNOWN);
-    this.lastFrom = from;
+  locate(buf: string, from: number, dropped = 0): number {
+    const absFrom = dropped + from;
+    if (absFrom < this.lastFrom) this.next.fill(UNKNOWN);
+    this.lastFrom = absFrom;
     let at = -1;
     let which = '';
     for (let k = 0; k < this.markers.length; k++) {
       const m = this.markers[k];
       let i = this.next[k];
-      if (i === NONE) i = buf.indexOf(m, Math.max(from, this.searched - m.length + 1));
-      else if (i < from) i = buf.indexOf(m, from);
+      if (i === NONE) {
+        i = buf.indexOf(m, Math.max(from, this.searched - dropped - m.length + 1));
+        if (i !== -1) i += dropped;
+      } else if (i < absFrom) {
+        i = buf.indexOf(m, from);
+        if (i !== -1) i += dropped;
+      }
       this.next[k] = i === -1 ? NONE : i;
       if (i !== -1 && (at === -1 || i < at || (i === at && m.length > which.length))) {
         at = i;
         which = m;
       }
     }
-    this.searched = buf.length;
+    this.searched = dropped + buf.length;
     this.located = which;
-    return at;
-  }
-
-  /** The buffer lost its first `n` characters. */
-  shift(n: number): void {
-    if (n === 0) return;
-    for (let k = 0; k < this.next.length; k++) {
-      const i = this.next[k];
-      if (i >= 0) this.next[k] = i >= n ? i - n : UNKNOWN;
-    }
-    this.searched = Math.max(0, this.searched - n);
-    this.lastFrom = Math.max(0, this.lastFrom - n);
-  }
-
-  /** The buffer was replaced. */
-  reset(): void {
-    this.next.fill(UNKNOWN);
-    this.searched = 0;
-    this.lastFrom = 0;
+    return at === -1 ? -1 : at - dropped;
   }
 }

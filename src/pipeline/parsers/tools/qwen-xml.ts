@@ -131,7 +131,7 @@ class QwenXmlParser extends ToolStreamParser {
         }
         case X.Value: {
           const v = this.value as TagValue;
-          this.pos = v.read(this.buf, this.pos, this.final, this.valueEnds);
+          this.pos = v.read(this.buf, this.pos, this.final, this.valueEnds, this.dropped);
           if (v.end === '' && !this.final) {
             this.dropConsumed();
             return;

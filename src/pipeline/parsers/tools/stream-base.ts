@@ -67,8 +67,6 @@ export abstract class ToolStreamParser implements StreamingParser, CallContext {
   private readonly names = new Set<string>();
   /** Where the whitespace skipped by the last `follow` began (a candidate that fails releases it too). */
   protected followWs = 0;
-  /** The marker sets of this parser, shifted together when the buffer loses its front. */
-  private readonly finders: MarkerFinder[] = [];
   /** The marker `upTo` stopped at ('' when it stopped at the end of the decided text). */
   protected hit = '';
   /**
@@ -84,6 +82,8 @@ export abstract class ToolStreamParser implements StreamingParser, CallContext {
   private candHead = '';
   /** Set once the buffer limit was hit: everything after is text. */
   protected passthrough = false;
+  /** How many characters `buf` has lost at its front (marker finders keep absolute offsets). */
+  protected dropped = 0;
 
   constructor(tools: readonly ToolSchema[]) {
     this.tools = tools;
@@ -128,9 +128,12 @@ export abstract class ToolStreamParser implements StreamingParser, CallContext {
 
   /** A marker set for this parser's buffer (a finder remembers positions, so each parser has its own). */
   protected markerSet(markers: readonly string[]): MarkerFinder {
-    const f = new MarkerFinder(markers);
-    this.finders.push(f);
-    return f;
+    return new MarkerFinder(markers);
+  }
+
+  /** `set.locate` at `pos` in this parser's buffer: the marker's index or -1 (`set.located` says which). */
+  protected locate(set: MarkerFinder, from = this.pos): number {
+    return set.locate(this.buf, from, this.dropped);
   }
 
   /**
@@ -138,7 +141,7 @@ export abstract class ToolStreamParser implements StreamingParser, CallContext {
    * or, when none is there, at the end of the buffer less a possible partial marker (`hit` is '').
    */
   protected upTo(set: MarkerFinder): number {
-    const at = set.locate(this.buf, this.pos);
+    const at = set.locate(this.buf, this.pos, this.dropped);
     this.hit = set.located;
     if (at !== -1) return at;
     return this.final ? this.buf.length : set.partialStart(this.buf, this.pos);
@@ -323,7 +326,7 @@ export abstract class ToolStreamParser implements StreamingParser, CallContext {
     this.buf = n === this.buf.length ? '' : this.buf.slice(n);
     this.pos = 0;
     if (this.bound >= 0) this.bound -= n;
-    for (const f of this.finders) f.shift(n);
+    this.dropped += n;
     return n;
   }
 
@@ -341,7 +344,6 @@ export abstract class ToolStreamParser implements StreamingParser, CallContext {
     this.out.text(this.candHead + this.buf.slice(this.cand));
     this.candHead = '';
     this.buf = '';
-    for (const f of this.finders) f.reset();
     this.pos = 0;
     this.bound = -1;
     this.boundIsEnd = false;

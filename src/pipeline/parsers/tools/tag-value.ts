@@ -50,13 +50,13 @@ export class TagValue {
    * Reads from `pos` up to the first of `ends` (setting `end` to it) or, without one, as far as
    * the text is decided (all of it when `final`); returns where it stopped, in front of the tag.
    */
-  read(buf: string, pos: number, final: boolean, ends: MarkerFinder): number {
+  read(buf: string, pos: number, final: boolean, ends: MarkerFinder, dropped: number): number {
     if (!this.leadChecked) {
       if (pos === buf.length && !final) return pos;
       this.leadChecked = true;
       if (pos < buf.length && buf.charCodeAt(pos) === 0x0a) pos++;
     }
-    const at = ends.locate(buf, pos);
+    const at = ends.locate(buf, pos, dropped);
     const stop = at !== -1 ? at : final ? buf.length : ends.partialStart(buf, pos);
     if (stop > pos) this.take(buf.slice(pos, stop));
     this.end = ends.located;

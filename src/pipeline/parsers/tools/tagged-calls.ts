@@ -243,7 +243,7 @@ export class TaggedCallParser extends ToolStreamParser {
 
   private stepValue(): boolean {
     const v = this.value as TagValue;
-    const at = v.read(this.buf, 0, this.final, this.valueSet);
+    const at = v.read(this.buf, 0, this.final, this.valueSet, this.dropped);
     if (v.end === '') {
       this.consumeTo(at);
       return false;
