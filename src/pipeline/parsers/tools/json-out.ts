@@ -150,17 +150,50 @@ export class JsonOut {
     else this.ended(depth);
   }
 
+  // ---- Cut off: the text that makes the output valid JSON when the input stops (or breaks off)
+  // here. Eager completes what was begun; settled drops what is not complete. Nothing here
+  // changes the state: the readers' `close()` appends the result and the closers.
+
+  /** Inside a string (a key when `key`): eager closes it (a held high surrogate dropped), a key getting `null`; settled closes a value (the surrogate escaped) and drops a key. */
+  cutString(key: boolean): string {
+    if (this.settled) return key || this.muted ? '' : this.writer.end() + '"';
+    this.writer.drop();
+    return key ? '":null' : '"';
+  }
+
+  /** After a key, before its `:`: eager gives it `null`. */
+  cutAfterKey(): string {
+    return this.settled ? '' : ':null';
+  }
+
+  /** Where a value is `owed` (after `:` or `=`) but has not begun: eager writes `null`. */
+  cutOwed(owed: boolean): string {
+    return owed && !this.settled ? 'null' : '';
+  }
+
   /**
-   * settled: what a value starting now at `depth` is written after (its member, or a comma), or
-   * null when the value is not written. Does not change the state (for `JsonScanner.close()`).
+   * Inside a number, literal or name at `depth`: eager writes `eager` (the token completed, or its
+   * longest valid prefix; '' when none) — as a key with a `null` value when `key`; settled writes
+   * `complete` (the token, only when it is complete; else null) and drops a key.
    */
-  prefix(depth: number): string | null {
+  cutScalar(eager: string, complete: string | null, key: boolean, owed: boolean, depth: number): string {
+    if (this.settled) {
+      const prefix = key ? null : this.prefix(depth);
+      return complete !== null && prefix !== null ? prefix + complete : '';
+    }
+    if (eager === '') return this.cutOwed(owed);
+    const comma = this.comma ? ',' : '';
+    return key ? comma + JSON.stringify(eager) + ':null' : comma + eager;
+  }
+
+  /** settled: what a value starting now at `depth` is written after (its member, or a comma), or null when it is not written. */
+  private prefix(depth: number): string | null {
     if (this.muted || this.skipNext) return null;
     if (this.member !== null) return this.member;
     return this.comma && depth > this.base ? ',' : '';
   }
 
-  /** The closers for containers still open from `depth` (exclusive) down to the captured value's. */
+  /** The closers for containers still open, down to the captured value's. */
   closers(stack: readonly number[]): string {
     let s = '';
     for (let d = stack.length - 1; d >= this.base; d--) {

@@ -258,7 +258,8 @@ export class JsonScanner {
             ck = buf.charCodeAt(k);
           }
           if (k > start) {
-            this.strRun(buf.slice(start, k));
+            // The run is only sliced out when something takes it (skipped values are just read).
+            if (this.o.capturing || this.collect || this.strIsKey) this.strRun(buf.slice(start, k));
             if (sp !== null) sp.token(k, true);
           }
           i = k;
@@ -373,41 +374,28 @@ export class JsonScanner {
    */
   close(): string {
     const o = this.o;
+    const depth = this.stack.length;
+    const owed = this.afterColon && depth > o.base;
     let tail = '';
-    if (o.settled) {
-      const depth = this.stack.length;
-      if (this.s === S.Str || this.s === S.Esc || this.s === S.Hex) {
-        // A held high surrogate is written (escaped), as the whole string would write it.
-        if (!this.strIsKey && !o.muted) tail = o.writer.end() + '"';
-      } else if (this.s === S.Num || (this.s === S.Word && !this.failed)) {
-        // A literal followed by a letter broke off (`truex`); one at the very end is complete.
-        const v = this.s === S.Num ? compactNumber(this.num, this.exact) : isLiteral(this.lit) ? this.lit : null;
-        const prefix = o.prefix(depth);
-        if (v !== null && prefix !== null) tail = prefix + v;
-      }
-      return tail + o.closers(this.stack);
-    }
     switch (this.s) {
       case S.Str:
       case S.Esc:
       case S.Hex:
-        o.writer.drop();
-        tail = this.strIsKey ? '":null' : '"';
+        tail = o.cutString(this.strIsKey);
         break;
       case S.Colon:
-        tail = ':null';
+        tail = o.cutAfterKey();
         break;
       case S.Value:
-        if (this.afterColon && this.stack.length > o.base) tail = 'null';
+        tail = o.cutOwed(owed);
         break;
-      case S.Num: {
-        const n = truncatedNumber(this.num);
-        tail = n !== '' ? (o.comma ? ',' : '') + n : this.afterColon && this.stack.length > o.base ? 'null' : '';
+      case S.Num:
+        tail = o.cutScalar(truncatedNumber(this.num), compactNumber(this.num, this.exact), false, owed, depth);
         break;
-      }
       case S.Lit:
       case S.Word:
-        tail = (o.comma ? ',' : '') + this.lit;
+        // A word followed by a letter broke off (`truex`); one at the very end is complete.
+        tail = o.cutScalar(this.lit, this.s === S.Word && !this.failed && isLiteral(this.lit) ? this.lit : null, false, owed, depth);
         break;
       default:
         break;

@@ -166,42 +166,33 @@ export class PyScanner {
   close(): string {
     const o = this.o;
     if (!o.capturing || (this.events && this.stack.length <= o.base)) return '';
-    return (o.settled ? this.settledTail() : this.eagerTail()) + o.closers(this.stack);
-  }
-
-  /** eager: a cut-off string is closed, a key without a value gets null, a cut name or number is completed. */
-  private eagerTail(): string {
-    const comma = this.o.comma ? ',' : '';
+    const depth = this.stack.length;
+    let tail = '';
     switch (this.s) {
       case P.Str:
-        this.o.writer.drop();
-        return this.asKey ? '":null' : '"';
+        tail = o.cutString(this.asKey);
+        break;
       case P.Ident:
       case P.IdentEnd:
-        return this.asKey ? comma + JSON.stringify(this.ident) + ':null' : comma + cutName(this.ident);
+        // A name is completed to the literal it can only begin, else kept as its string.
+        tail = o.cutScalar(this.asKey ? this.ident : cutName(this.ident), cutLiteral(this.ident), this.asKey, this.owed, depth);
+        break;
       case P.Num: {
-        const n = truncatedNumber((this.negative ? '-' : '') + this.num.replace(/_/g, ''));
-        if (n !== '') return this.asKey ? comma + JSON.stringify(n) + ':null' : comma + n;
-        return this.owed ? 'null' : '';
+        const prefix = truncatedNumber((this.negative ? '-' : '') + this.num.replace(/_/g, ''));
+        tail = o.cutScalar(prefix, pyNumber(this.num, this.negative), this.asKey, this.owed, depth);
+        break;
       }
       case P.Value:
       case P.Sign:
-        return this.owed ? 'null' : '';
+        tail = o.cutOwed(this.owed);
+        break;
       case P.DictColon:
-        return ':null';
+        tail = o.cutAfterKey();
+        break;
       default:
-        return '';
+        break;
     }
-  }
-
-  /** settled: a cut-off string value is closed; a complete number or literal name is kept; the rest is dropped. */
-  private settledTail(): string {
-    const o = this.o;
-    if (this.s === P.Str) return this.asKey || o.muted ? '' : o.writer.end() + '"';
-    if (this.asKey || (this.s !== P.Num && this.s !== P.Ident && this.s !== P.IdentEnd)) return '';
-    const v = this.s === P.Num ? pyNumber(this.num, this.negative) : cutLiteral(this.ident);
-    const prefix = o.prefix(this.stack.length);
-    return v !== null && prefix !== null ? prefix + v : '';
+    return tail + o.closers(this.stack);
   }
 
   /** events: at the top level of the dict being read. */
