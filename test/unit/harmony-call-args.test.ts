@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { CallArgumentsStream, finalArguments } from '../../src/pipeline/harmony/call-args.js';
-import { CanonicalJsonScanner } from '../../src/pipeline/harmony/canonical-json.js';
+import { JsonScanner } from '../../src/pipeline/parsers/tools/json-scan.js';
+import type { JsonSpelling } from '../../src/pipeline/parsers/tools/json-spelling.js';
 import { randomSplits, rng } from '../support/splits.js';
 
-function scanned(text: string): CanonicalJsonScanner {
-  const s = new CanonicalJsonScanner();
+function scanned(text: string): JsonSpelling {
+  const s = new JsonScanner(0, { spelling: true });
   s.scan(text);
-  return s;
+  return s.spelling as JsonSpelling;
 }
 
 function stream(parts: string[]): { pieces: string[]; folded: string } {

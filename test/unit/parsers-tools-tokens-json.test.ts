@@ -1,26 +1,40 @@
 /**
- * The incremental JSON tokenizer and compact writer behind the token-format tool parsers: on
- * valid JSON the output is exactly JSON.stringify(JSON.parse(text)) (except where it is more
- * faithful: integer precision and the written order of integer-like keys), whatever the split;
- * on broken or truncated input it is still valid JSON, and the same for every split.
+ * The JSON scanner in the token-format parsers' dialect (lenient, settled members, exact
+ * integers), and the Python-literal reader: on valid JSON the output is exactly
+ * JSON.stringify(JSON.parse(text)) (except where it is more faithful: integer precision and the
+ * written order of integer-like keys), whatever the split; on broken or truncated input it is
+ * still valid JSON, and the same for every split.
  */
 import { describe, expect, test } from 'vitest';
-import { JsonTokenizer } from '../../src/pipeline/parsers/tools/json-stream.js';
-import { CompactJsonWriter, compactJsonText } from '../../src/pipeline/parsers/tools/json-compact-writer.js';
+import { compactJsonValue, Ev, JsonScanner, MODEL_JSON } from '../../src/pipeline/parsers/tools/json-scan.js';
+import { PyScanner, pyLiteralToJson } from '../../src/pipeline/parsers/tools/py-literal.js';
 import { allSplits, randomSplits, rng } from '../support/splits.js';
 
-/** Streams `deltas` through a tokenizer into a writer; returns the whole output after close. */
+const compactJsonText = (text: string, python = false): string | null => (python ? pyLiteralToJson(text) : compactJsonValue(text, MODEL_JSON));
+
+/**
+ * Streams `deltas` through a scanner writing compact JSON; returns the whole output after close.
+ * `objectOnly`: a top-level value that is not an object is read but not written (`started` false).
+ */
 function streamCompact(deltas: readonly string[], opts: { python?: boolean; objectOnly?: boolean } = {}): { out: string; started: boolean } {
-  const w = new CompactJsonWriter(opts.objectOnly ?? false);
-  const tok = new JsonTokenizer(w, opts.python ?? false);
+  const sc = opts.python ? new PyScanner(0, false) : new JsonScanner(0, { dialect: MODEL_JSON });
+  let buf = '';
   let out = '';
+  let decided = !opts.objectOnly;
+  sc.capture = decided;
   for (const d of deltas) {
-    tok.write(d);
-    out += w.take();
+    buf += d;
+    if (!decided && buf.trim() !== '') {
+      decided = true;
+      sc.capture = buf.trimStart().startsWith('{');
+    }
+    sc.scan(buf);
+    out += sc.out;
+    sc.out = '';
   }
-  tok.end();
-  out += w.close();
-  return { out, started: w.started };
+  sc.endOfInput();
+  out += sc.out + sc.close();
+  return { out, started: sc.capture };
 }
 
 const VALID = [
@@ -111,14 +125,13 @@ describe('not JSON', () => {
     expect(streamCompact(['{"a": [1]}'], { objectOnly: true })).toEqual({ out: '{"a":[1]}', started: true });
   });
 
-  test('the tokenizer stops at the end of the value and at the first bad character', () => {
-    const w = new CompactJsonWriter();
-    const tok = new JsonTokenizer(w);
-    expect(tok.write('{"a": 1} trailing')).toBe(8);
-    expect(tok.done).toBe(true);
-    const tok2 = new JsonTokenizer(new CompactJsonWriter());
-    expect(tok2.write('[1, <|end|>')).toBe(4);
-    expect(tok2.failed).toBe(true);
+  test('the scanner stops at the end of the value and at the first bad character', () => {
+    const sc = new JsonScanner(0, { dialect: MODEL_JSON });
+    expect(sc.scan('{"a": 1} trailing')).toBe(Ev.Done);
+    expect(sc.pos).toBe(8);
+    const sc2 = new JsonScanner(0, { dialect: MODEL_JSON });
+    expect(sc2.scan('[1, <|end|>')).toBe(Ev.Error);
+    expect(sc2.pos).toBe(4);
   });
 });
 

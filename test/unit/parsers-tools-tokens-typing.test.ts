@@ -3,7 +3,8 @@
  * object writer.
  */
 import { describe, expect, test } from 'vitest';
-import { ArgsObjectWriter, ParamTypes, typedValueJson } from '../../src/pipeline/parsers/tools/xml-args.js';
+import { ArgsObjectWriter } from '../../src/pipeline/parsers/tools/args-object.js';
+import { ParamTypes, typedValueJson } from '../../src/pipeline/parsers/tools/param-typing.js';
 
 describe('ParamTypes', () => {
   const types = new ParamTypes({

@@ -93,17 +93,25 @@ export class JsonStringWriter {
   }
 }
 
-/** A whole string as `JSON.stringify` writes it. */
-export function jsonString(s: string): string {
-  return JSON.stringify(s);
-}
-
 const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 
-/** The compact spelling of a JSON number token, or null when the token is not a JSON number. */
-export function compactNumber(token: string): string | null {
+/**
+ * The compact spelling of a JSON number token, or null when the token is not a JSON number. With
+ * `exactIntegers` an integer keeps all its digits (a double would round it past 2^53; the
+ * token-format parsers pin that), else it is `JSON.stringify(Number(token))` as §11.3 writes it.
+ */
+export function compactNumber(token: string, exactIntegers = false): string | null {
   if (!JSON_NUMBER.test(token)) return null;
-  return JSON.stringify(Number(token));
+  if (exactIntegers && isIntegerToken(token)) return token === '-0' ? '0' : token;
+  return JSON.stringify(Number(token)); // non-finite (1e999) → "null", as JSON.stringify does
+}
+
+function isIntegerToken(token: string): boolean {
+  for (let i = 0; i < token.length; i++) {
+    const c = token.charCodeAt(i);
+    if (c === 0x2e || c === 0x65 || c === 0x45) return false;
+  }
+  return true;
 }
 
 /** The longest prefix of a cut-off number token that is itself a number, compacted ('' if none). */

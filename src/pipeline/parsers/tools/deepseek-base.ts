@@ -7,8 +7,10 @@
  * same). Arguments that are not a JSON object are sent as `{"value": …}` (SMG's DeepSeek parsers).
  * A call naming an undeclared tool stays text; the calls after it are still read.
  */
-import { JsonArgsReader, Step } from './json-call.js';
-import { FOLLOW_END, FOLLOW_TEXT, FOLLOW_WAIT, Match, ToolStreamParser } from './stream-base.js';
+import { Step } from './json-call.js';
+import { JsonArgsReader, NonObject } from './json-args-reader.js';
+import { Match } from '../markers.js';
+import { FOLLOW_END, FOLLOW_TEXT, FOLLOW_WAIT, ToolStreamParser } from './stream-base.js';
 
 export const CALLS_BEGIN = '<｜tool▁calls▁begin｜>';
 export const CALLS_END = '<｜tool▁calls▁end｜>';
@@ -18,7 +20,7 @@ export const SEP = '<｜tool▁sep｜>';
 
 const STARTS = [CALLS_BEGIN, CALL_BEGIN];
 const AFTER = [CALL_BEGIN, CALLS_END, CALLS_BEGIN];
-const MAX_MARKER = Math.max(CALLS_BEGIN.length, CALL_BEGIN.length);
+const CALL_ONLY = [CALL_BEGIN];
 
 export const enum HeaderResult {
   /** More text is needed. */
@@ -40,6 +42,7 @@ const enum D {
 
 export abstract class DeepSeekBlockParser extends ToolStreamParser {
   private d = D.Text;
+  private readonly starts = this.markerSet(STARTS);
   protected readonly startChars = '<';
 
   protected inPlainText(): boolean {
@@ -62,7 +65,7 @@ export abstract class DeepSeekBlockParser extends ToolStreamParser {
     while (!this.passthrough) {
       switch (this.d) {
         case D.Text: {
-          const m = this.scanText(STARTS, MAX_MARKER);
+          const m = this.scanText(this.starts);
           if (m === null) return;
           this.setCand(this.pos);
           this.pos += m.length;
@@ -71,7 +74,7 @@ export abstract class DeepSeekBlockParser extends ToolStreamParser {
           break;
         }
         case D.BlockOpen: {
-          const f = this.follow([CALL_BEGIN]);
+          const f = this.follow(CALL_ONLY);
           if (f === FOLLOW_WAIT) return;
           if (f === 0) {
             this.pos += CALL_BEGIN.length;
@@ -85,7 +88,7 @@ export abstract class DeepSeekBlockParser extends ToolStreamParser {
           if (h === HeaderResult.Reject) this.reject();
           else {
             const tool = this.out.startCall(this.name);
-            this.args = new JsonArgsReader(this.out, tool, this.pos, true);
+            this.args = new JsonArgsReader(this.out, tool, this.pos, NonObject.Wrap);
             this.d = D.Args;
           }
           break;

@@ -11,9 +11,12 @@
  * may instead be one JSON object (SMG's fallback). An invoke naming an undeclared tool stays
  * text; later invokes are still read.
  */
-import { JsonArgsReader, Step } from './json-call.js';
+import { ArgsObjectWriter } from './args-object.js';
+import { Step } from './json-call.js';
+import { JsonArgsReader } from './json-args-reader.js';
 import { FIND_WAIT, FOLLOW_END, FOLLOW_TEXT, FOLLOW_WAIT, ToolStreamParser } from './stream-base.js';
-import { TagValueReader } from './tag-value.js';
+import type { MarkerFinder } from './marker-finder.js';
+import { TagValue, ValueMode } from './tag-value.js';
 import type { ToolSchema } from './types.js';
 
 const DSML = '｜DSML｜';
@@ -21,6 +24,21 @@ const INVOKE = `<${DSML}invoke`;
 const INVOKE_END = `</${DSML}invoke>`;
 const PARAM = `<${DSML}parameter`;
 const PARAM_END = `</${DSML}parameter>`;
+const VALUE_ENDS = [PARAM_END];
+const INVOKE_ONLY = [INVOKE];
+const BODY = [PARAM, INVOKE_END, '{'];
+const JSON_END = [INVOKE_END];
+
+type Block = 'function_calls' | 'tool_calls';
+
+function block(name: Block) {
+  const open = `<${DSML}${name}>`;
+  const close = `</${DSML}${name}>`;
+  return { open, close, starts: [open, INVOKE], afterInvoke: [INVOKE, close] };
+}
+
+/** The two block spellings' markers, made once. */
+const BLOCKS = { function_calls: block('function_calls'), tool_calls: block('tool_calls') };
 const TAG_LIMIT = 512;
 const INVOKE_ATTRS = /^\s+name="([^"]*)"\s*$/;
 const PARAM_ATTRS = /^\s+name="([^"]*)"(?:\s+string="(true|false)")?\s*$/;
@@ -47,27 +65,31 @@ class DsmlParser extends ToolStreamParser {
 
   private tool = -1;
   private opened = false;
-  private value: TagValueReader | null = null;
-  private valueIsJson = false;
+  private args = new ArgsObjectWriter(false);
+  private value: TagValue | null = null;
+  private readonly valueEnds = this.markerSet(VALUE_ENDS);
   private json: JsonArgsReader | null = null;
   private readonly blockOpen: string;
   private readonly blockClose: string;
   private readonly starts: readonly string[];
-  private readonly maxStart: number;
+  private readonly afterInvoke: readonly string[];
+  private readonly startSet: MarkerFinder;
 
-  constructor(tools: readonly ToolSchema[], block: string) {
+  constructor(tools: readonly ToolSchema[], block: Block) {
     super(tools);
-    this.blockOpen = `<${DSML}${block}>`;
-    this.blockClose = `</${DSML}${block}>`;
-    this.starts = [this.blockOpen, INVOKE];
-    this.maxStart = Math.max(this.blockOpen.length, INVOKE.length);
+    const b = BLOCKS[block];
+    this.blockOpen = b.open;
+    this.blockClose = b.close;
+    this.starts = b.starts;
+    this.afterInvoke = b.afterInvoke;
+    this.startSet = this.markerSet(b.starts);
   }
 
   protected run(): void {
     while (!this.passthrough) {
       switch (this.g) {
         case G.Text: {
-          const m = this.scanText(this.starts, this.maxStart);
+          const m = this.scanText(this.startSet);
           if (m === null) return;
           this.setCand(this.pos);
           if (m === INVOKE) this.g = G.Invoke;
@@ -78,7 +100,7 @@ class DsmlParser extends ToolStreamParser {
           break;
         }
         case G.BlockOpen: {
-          const f = this.follow([INVOKE]);
+          const f = this.follow(INVOKE_ONLY);
           if (f === FOLLOW_WAIT) return;
           if (f === 0) this.g = G.Invoke;
           else this.reject(f === FOLLOW_END ? this.buf.length : this.pos);
@@ -97,13 +119,14 @@ class DsmlParser extends ToolStreamParser {
             break;
           }
           this.tool = this.out.startCall(name);
+          this.args = new ArgsObjectWriter(false);
           this.opened = false;
           this.pos = i + 1;
           this.g = G.Body;
           break;
         }
         case G.Body: {
-          const f = this.follow([PARAM, INVOKE_END, '{']);
+          const f = this.follow(BODY);
           if (f === FOLLOW_WAIT) return;
           if (f === 0) {
             if (!this.beginParam()) return;
@@ -126,13 +149,16 @@ class DsmlParser extends ToolStreamParser {
           break;
         }
         case G.Value: {
-          const v = this.value as TagValueReader;
-          this.pos = v.step(this.buf, this.pos, this.final);
-          if (!v.ended) {
+          const v = this.value as TagValue;
+          this.pos = v.read(this.buf, this.pos, this.final, this.valueEnds, this.dropped);
+          if (v.end === '' && !this.final) {
             this.dropConsumed();
             return;
           }
-          if (this.valueIsJson) this.out.args(this.tool, jsonOrString(v.raw));
+          this.pos += v.end.length;
+          // A value cut off by the end of the stream is kept, as far as it got.
+          if (v.mode === ValueMode.Stream) this.out.args(this.tool, v.end === '' ? this.args.cutString() : this.args.endString());
+          else this.out.args(this.tool, jsonOrString(v.raw));
           this.g = G.Body;
           break;
         }
@@ -155,7 +181,7 @@ class DsmlParser extends ToolStreamParser {
         case G.JsonEnd:
         case G.InvokeAfter:
         case G.BlockAfter: {
-          const markers = this.g === G.JsonEnd ? [INVOKE_END] : this.g === G.InvokeAfter ? [INVOKE, this.blockClose] : this.starts;
+          const markers = this.g === G.JsonEnd ? JSON_END : this.g === G.InvokeAfter ? this.afterInvoke : this.starts;
           const f = this.follow(markers);
           if (f === FOLLOW_WAIT) return;
           if (f === FOLLOW_END) {
@@ -204,17 +230,17 @@ class DsmlParser extends ToolStreamParser {
       this.g = G.Text;
       return true;
     }
-    this.out.args(this.tool, (this.opened ? ',' : '{') + JSON.stringify(attrs[1]) + ':');
+    const asString = attrs[2] !== 'false';
+    this.out.args(this.tool, (this.opened ? '' : this.args.open()) + this.args.key(attrs[1]) + (asString ? this.args.beginString(null) : ''));
     this.opened = true;
-    this.valueIsJson = attrs[2] === 'false';
-    this.value = new TagValueReader(this.out, this.tool, PARAM_END, !this.valueIsJson, false);
+    this.value = new TagValue(this.out, this.tool, this.args, asString ? ValueMode.Stream : ValueMode.Buffer, false);
     this.pos = i + 1;
     this.g = G.Value;
     return true;
   }
 
   private endArgs(): void {
-    this.out.args(this.tool, this.opened ? '}' : '{}');
+    this.out.args(this.tool, (this.opened ? '' : this.args.open()) + this.args.close());
     this.opened = true;
   }
 
@@ -232,6 +258,6 @@ function jsonOrString(raw: string): string {
   }
 }
 
-export function dsmlParser(tools: readonly ToolSchema[], block: 'function_calls' | 'tool_calls'): ToolStreamParser {
+export function dsmlParser(tools: readonly ToolSchema[], block: Block): ToolStreamParser {
   return new DsmlParser(tools, block);
 }

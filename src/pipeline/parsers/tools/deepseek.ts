@@ -9,7 +9,8 @@
  * SMG crates/tool_parser/src/parsers/deepseek.rs reads the same shape.
  */
 import { CALL_END, DeepSeekBlockParser, HeaderResult, SEP } from './deepseek-base.js';
-import { FIND_NO, FIND_WAIT, Match, toolParserSpec } from './stream-base.js';
+import { Match } from '../markers.js';
+import { FIND_NO, FIND_WAIT, toolParserSpec } from './stream-base.js';
 import type { ToolSchema } from './types.js';
 
 const TYPE_LIMIT = 32;

@@ -29,8 +29,9 @@
  *   as a call; its streaming path dropped it);
  * - text after the calls stays content (SMG and vLLM keep only the text before the first call).
  */
-import { expectLiteral, skipSpace, type HeaderRead, type ParamRead, type TaggedCallFormat } from './tagged-calls.js';
-import type { ParamTypes, ValueTyping } from './xml-args.js';
+import type { ParamTypes, ValueTyping } from './param-typing.js';
+import { expectLiteral, skipSpace, type HeaderRead, type ParamRead } from './tag-headers.js';
+import type { TaggedCallFormat } from './tagged-calls.js';
 
 const ARG_KEY_CLOSE = '</arg_key>';
 const ARG_VALUE_OPEN = '<arg_value>';

@@ -28,10 +28,14 @@
  * name is undeclared or whose payload is not a call object stays text (its JSON; control tokens
  * are never shown); SMG suppresses those too.
  */
-import type { ToolParserSpec, ToolSchema } from './types.js';
-import { JsonCallRegion, type CallShape } from './json-calls.js';
-import { HEADER_LIMIT, MarkerSet, TokenStreamParser, wholeText } from './token-stream-base.js';
-import { skipSpace } from './tagged-calls.js';
+import { type CallShape, MODEL_SYNTAX } from './json-call.js';
+import { JsonListParser } from './json-list.js';
+import { Next as NextEnum, toolParserSpec } from './stream-base.js';
+import { HEADER_LIMIT, skipSpace } from './tag-headers.js';
+import type { ToolSchema } from './types.js';
+
+// Bound once: under tsx every read of an imported binding is a getter call, and these are read per character or step.
+const Next = NextEnum;
 
 const MESSAGE_MODEL = '<|message_model|>';
 const INVOKE_JSON = '<|content_invoke_tool_json|>';
@@ -40,13 +44,10 @@ const END_SAMPLING = '<|content_model_end_sampling|>';
 /** Content kinds whose body is shown as text. */
 const TEXT_KINDS = ['<|content_text|>', '<|content_thinking|>', '<|content_invoke_tool_text|>', '<|content_tool_error|>'];
 const ENDS = [END_MESSAGE, END_SAMPLING];
+const BLOCK_MARKERS = [MESSAGE_MODEL, INVOKE_JSON, ...TEXT_KINDS, ...ENDS];
+const PAYLOAD_END = [...ENDS, MESSAGE_MODEL];
 
-const TEXT_MARKERS = new MarkerSet([MESSAGE_MODEL, INVOKE_JSON, ...TEXT_KINDS, ...ENDS]);
-const HEADER_END = new MarkerSet([MESSAGE_MODEL, INVOKE_JSON, ...TEXT_KINDS, ...ENDS]);
-const PAYLOAD_END = new MarkerSet([...ENDS, MESSAGE_MODEL]);
-const END_MARKERS = new MarkerSet(ENDS);
-
-const SHAPE: CallShape = { nameKey: 'name', argsKeys: ['args', 'arguments', 'parameters'], python: false, list: false };
+const SHAPE: CallShape = { nameKey: 'name', argKeys: ['args', 'arguments', 'parameters'], objectArgs: true, syntax: MODEL_SYNTAX };
 
 /** Start of output: possibly a header whose `<|message_model|>` was in the prompt. */
 const LEAD = 0;
@@ -60,147 +61,134 @@ const SKIP = 5;
 
 const NAME_LIKE = /^[A-Za-z0-9_.:-]*$/;
 
-class InklingParser extends TokenStreamParser {
+/** Every state but plain text reads the buffer from its start (each step consumes what it read). */
+class InklingParser extends JsonListParser {
+  protected readonly startChars = '<';
+  protected override shape = SHAPE;
+  protected override framed = true;
   private state = LEAD;
-  private region: JsonCallRegion | null = null;
+  /** Block markers: what text runs up to, and what ends a header. */
+  private readonly blockSet = this.markerSet(BLOCK_MARKERS);
+  private readonly payloadEnd = this.markerSet(PAYLOAD_END);
 
-  protected step(final: boolean): boolean {
-    switch (this.state) {
-      case LEAD:
-        return this.stepLead(final);
-      case TEXT:
-        return this.stepText(final);
-      case HEADER:
-        return this.stepHeader(final);
-      case PAYLOAD:
-        return this.stepPayload(final);
-      case AFTER:
-        return this.stepAfter(final);
-      default:
-        return this.stepSkip(final);
+  protected inPlainText(): boolean {
+    return this.state === TEXT;
+  }
+
+  protected run(): void {
+    while (!this.passthrough && this.step()) {
+      /* keep stepping */
     }
   }
 
-  protected atEnd(): void {
-    if (this.region) this.endRegion();
+  private step(): boolean {
+    switch (this.state) {
+      case LEAD:
+        return this.stepLead();
+      case TEXT:
+        return this.stepText();
+      case HEADER:
+        return this.stepHeader();
+      case PAYLOAD:
+        return this.stepPayload();
+      case AFTER:
+        return this.stepAfter();
+      default:
+        return this.stepSkip();
+    }
   }
 
-  private stepLead(final: boolean): boolean {
-    const buf = this.buf;
-    const hit = HEADER_END.find(buf);
-    const head = hit ? buf.slice(0, hit[0]) : buf.slice(0, buf.length - (final ? 0 : HEADER_END.held(buf)));
+  private stepLead(): boolean {
+    const at = this.upTo(this.blockSet);
+    const marker = this.hit;
+    const head = this.buf.slice(0, at);
     const nameLike = head.length <= HEADER_LIMIT && NAME_LIKE.test(head.trim());
-    if (!hit) {
-      if (nameLike && !final) return false;
+    if (marker === '') {
+      if (nameLike && !this.final) return false;
       this.state = TEXT;
       return true;
     }
-    this.state = nameLike && hit[1] !== MESSAGE_MODEL && !ENDS.includes(hit[1]) ? HEADER : TEXT;
+    this.state = nameLike && marker !== MESSAGE_MODEL && !ENDS.includes(marker) ? HEADER : TEXT;
     return true;
   }
 
-  private stepText(final: boolean): boolean {
-    const buf = this.buf;
-    const hit = TEXT_MARKERS.find(buf);
-    if (hit) {
-      this.text(buf.slice(0, hit[0]));
-      this.consume(hit[0] + hit[1].length);
-      if (hit[1] === MESSAGE_MODEL) this.state = HEADER;
-      else if (hit[1] === INVOKE_JSON) this.openPayload('');
-      return true;
-    }
-    const keep = final ? 0 : TEXT_MARKERS.held(buf);
-    this.text(buf.slice(0, buf.length - keep));
-    this.consume(buf.length - keep);
-    return false;
+  private stepText(): boolean {
+    const marker = this.scanText(this.blockSet);
+    if (marker === null) return false;
+    this.consumeTo(this.pos + marker.length);
+    if (marker === MESSAGE_MODEL) this.state = HEADER;
+    else if (marker === INVOKE_JSON) this.openPayload('');
+    return true;
   }
 
   /** Header text (author, function name) is metadata up to the content-kind token. */
-  private stepHeader(final: boolean): boolean {
+  private stepHeader(): boolean {
     const buf = this.buf;
-    const hit = HEADER_END.find(buf);
-    const length = hit ? hit[0] : buf.length - HEADER_END.held(buf);
+    // Judged without the end of the stream, as a streamed parse sees it.
+    const at = this.locate(this.blockSet, 0);
+    const marker = this.blockSet.located;
+    const length = at !== -1 ? at : this.blockSet.partialStart(buf, 0);
     if (length > HEADER_LIMIT) {
       this.state = TEXT; // too long for a header: it is text after all
       return true;
     }
-    if (!hit) {
-      if (final) this.consume(buf.length);
+    if (at === -1) {
+      if (this.final) this.consumeTo(buf.length);
       return false;
     }
-    const header = buf.slice(0, hit[0]).trim();
-    this.consume(hit[0] + hit[1].length);
-    if (hit[1] === INVOKE_JSON) this.openPayload(header);
-    else if (hit[1] !== MESSAGE_MODEL) this.state = TEXT;
+    const header = buf.slice(0, at).trim();
+    this.consumeTo(at + marker.length);
+    if (marker === INVOKE_JSON) this.openPayload(header);
+    else if (marker !== MESSAGE_MODEL) this.state = TEXT;
     return true;
   }
 
   private openPayload(header: string): void {
-    const preset = header && this.declared.has(header) ? header : undefined;
-    this.region = new JsonCallRegion(SHAPE, this.declared, this.emitter, preset);
+    // When the header names a declared tool, the call starts now and its arguments stream as they come.
+    const preset = header && this.declared(header) ? this.out.startCall(header) : -1;
+    this.setCand(this.pos);
+    this.startPayload(false, preset);
     this.state = PAYLOAD;
   }
 
-  private stepPayload(final: boolean): boolean {
-    const buf = this.buf;
-    const hit = PAYLOAD_END.find(buf);
-    const end = hit ? hit[0] : buf.length - (final ? 0 : PAYLOAD_END.held(buf));
-    const region = this.region!;
-    this.consume(region.write(buf.slice(0, end)));
-    if (region.finished && !region.abandoned) {
-      const broken = region.broken;
-      this.endRegion();
-      this.state = broken ? SKIP : AFTER;
-      return true;
-    }
-    if (!region.abandoned && !hit) return false;
-    this.endRegion(); // an end marker left in `buf` is dropped by the text state
+  private stepPayload(): boolean {
+    this.boundBy(this.payloadEnd);
+    const next = this.stepList();
+    this.unbound();
+    if (next === Next.Wait) return false;
+    // Not a call: its JSON stays text (the control tokens around it are not shown).
+    this.state = next === Next.Done ? AFTER : next === Next.Broken ? SKIP : TEXT;
+    this.consumeTo(this.pos);
     return true;
   }
 
-  private endRegion(): void {
-    const region = this.region!;
-    region.end();
-    // Not a call: its JSON stays text (the control tokens around it are not shown).
-    if (region.abandoned) this.text(region.rawText);
-    this.region = null;
-    this.state = TEXT;
-  }
-
-  private stepAfter(final: boolean): boolean {
+  private stepAfter(): boolean {
     const buf = this.buf;
     const pos = skipSpace(buf, 0);
-    if (pos === buf.length && !final) return false;
-    const rest = buf.slice(pos);
+    if (pos === buf.length && !this.final) return false;
     for (const m of ENDS) {
-      if (rest.startsWith(m)) {
-        this.consume(pos + m.length);
+      if (buf.startsWith(m, pos)) {
+        this.consumeTo(pos + m.length);
         this.state = TEXT;
         return true;
       }
     }
-    if (!final && END_MARKERS.held(rest) === rest.length) return false;
+    if (!this.final && ENDS.some((m) => m.length > buf.length - pos && m.startsWith(buf.slice(pos)))) return false;
     this.state = TEXT;
     return true;
   }
 
-  private stepSkip(final: boolean): boolean {
-    const buf = this.buf;
-    const hit = PAYLOAD_END.find(buf);
-    if (!hit) {
-      this.consume(buf.length - (final ? 0 : PAYLOAD_END.held(buf)));
+  private stepSkip(): boolean {
+    const at = this.upTo(this.payloadEnd);
+    const marker = this.hit;
+    if (marker === '') {
+      this.consumeTo(at);
       return false;
     }
-    this.consume(hit[1] === MESSAGE_MODEL ? hit[0] : hit[0] + hit[1].length);
+    this.consumeTo(marker === MESSAGE_MODEL ? at : at + marker.length);
     this.state = TEXT;
     return true;
   }
 }
 
-const create = (tools: readonly ToolSchema[]) => new InklingParser(tools);
-
-export const inklingToolParser: ToolParserSpec = {
-  name: 'inkling',
-  create,
-  parse: (text, tools) => wholeText(() => create(tools), text),
-};
+export const inklingToolParser = toolParserSpec('inkling', (tools: readonly ToolSchema[]) => new InklingParser(tools));

@@ -1,23 +1,25 @@
 /**
- * Readers for the two JSON shapes a call takes in the JSON-family formats:
+ * Reading one call object, `{"name": …, "arguments" | "parameters": …}` (json, qwen, llama,
+ * mistral's array form) or a format's variant of it (Cohere's `tool_name`/`parameters`, Inkling's
+ * `args`, Sarashina's Python dict), as it streams. Keys may come in any order and other keys are
+ * ignored; the call commits when the name string ends and names a declared tool, and its
+ * arguments stream from then on (arguments written before the name are sent at the commit). The
+ * first name and the first arguments key win. Missing arguments are `{}`.
  *
- * - `JsonCallReader`: one `{"name": …, "arguments" | "parameters": …}` object (json, qwen, llama,
- *   mistral's array form). Keys may come in any order and other keys are ignored; the call commits
- *   when the `name` string ends and names a declared tool, and its arguments stream from then on
- *   (arguments written before the name are sent at the commit). The first `name` and the first
- *   arguments key win. Missing arguments are `{}`. Arguments written as a JSON string holding JSON
- *   (`"arguments": "{\"a\": 1}"`, as some fine-tunes copy from the OpenAI wire format) are unwrapped.
- * - `JsonArgsReader`: a bare arguments value after a name the format already gave (mistral's
- *   `NAME[ARGS]{…}`, the DeepSeek formats), optionally wrapping a non-object as `{"value": …}`.
- *
- * Both stream compact JSON through the sink and end a cut-off or malformed committed call with its
+ * What the arguments may be is the shape's choice (`objectArgs`): the JSON-family formats take any
+ * JSON value and unwrap a JSON string holding JSON (`"arguments": "{\"a\": 1}"`, as some
+ * fine-tunes copy from the OpenAI wire format); the token formats take an object only and send
+ * `{}` for anything else. A committed call that is cut off or turns malformed still ends, its
  * arguments closed (see JsonScanner.close).
  */
-import { isJsonWs } from './char-class.js';
-import { Ev, JsonScanner } from './json-scan.js';
+import { Ev as EvEnum, type JsonDialect, JsonScanner, MODEL_JSON, RFC_JSON } from './json-scan.js';
 import type { ItemSink } from './sink.js';
 
-export const enum Step {
+// Bound once: under tsx every read of an imported binding is a getter call, and these are read per character or step.
+const Ev = EvEnum;
+type Ev = EvEnum;
+
+export enum Step {
   /** Needs more text. */
   More,
   /** The call (or value) ended; the reader's `pos` is just after it. */
@@ -30,16 +32,70 @@ export const enum Step {
 
 const NAME_LIMIT = 512;
 
+/** What the call readers need from a value scanner (json-scan.ts, or py-literal.ts for Python literals). */
+export interface ValueScanner {
+  pos: number;
+  out: string;
+  readonly key: string;
+  str: string;
+  collect: boolean;
+  collectLimit: number;
+  collectOverflow: boolean;
+  capture: boolean;
+  readonly done: boolean;
+  scan(buf: string, end?: number): Ev;
+  endOfInput(): Ev;
+  close(): string;
+  rebase(n: number): void;
+}
+
+/** The literal syntax calls are written in. */
+export interface CallSyntax {
+  /** A scanner at `pos`; with `events`, one that stops at the keys and values of a top-level object. */
+  scanner(pos: number, events: boolean): ValueScanner;
+  /** Whether a value starting with `c` is a string (a call's name must be one). */
+  isQuote(c: number): boolean;
+}
+
+function jsonSyntax(dialect: JsonDialect): CallSyntax {
+  const withEvents = { events: true, dialect };
+  const without = { events: false, dialect };
+  return { scanner: (pos, events) => new JsonScanner(pos, events ? withEvents : without), isQuote: (c) => c === 0x22 };
+}
+
+export const RFC_SYNTAX = jsonSyntax(RFC_JSON);
+export const MODEL_SYNTAX = jsonSyntax(MODEL_JSON);
+
+export interface CallShape {
+  readonly nameKey: string;
+  readonly argKeys: readonly string[];
+  /** Arguments must be an object (anything else is skipped and sent as `{}`); else any value, JSON strings unwrapped. */
+  readonly objectArgs: boolean;
+  readonly syntax: CallSyntax;
+}
+
+/** The JSON-family call object. */
+export const JSON_CALL: CallShape = { nameKey: 'name', argKeys: ['arguments', 'parameters'], objectArgs: false, syntax: RFC_SYNTAX };
+
 export interface CallContext {
   readonly out: ItemSink;
   declared(name: string): boolean;
 }
 
+export interface CallOptions {
+  /** The call was started already as this tool index (a name the format gave before the object); the object's name key is then an ordinary key. */
+  preset?: number;
+  /** A name string that is not a declared tool rejects the object at once (at the name's end), not at the object's end. */
+  rejectEarly?: boolean;
+}
+
+const NO_OPTIONS: CallOptions = {};
+
 export class JsonCallReader {
   /** Index of the committed call, or -1 while undecided. */
   tool = -1;
-  private readonly sc: JsonScanner;
-  private readonly argKeys: readonly string[];
+  private readonly sc: ValueScanner;
+  private readonly named: boolean;
   private key = '';
   private nameSeen = false;
   private nameActive = false;
@@ -49,15 +105,19 @@ export class JsonCallReader {
   private argsActive = false;
   private argsDone = false;
   private argsAsString = false;
+  /** objectArgs: the arguments value was not an object, so `{}` is sent. */
+  private argsSkipped = false;
   private argsString = '';
 
   constructor(
     private readonly ctx: CallContext,
     start: number,
-    argKeys: readonly string[] = ['arguments', 'parameters'],
+    private readonly shape: CallShape = JSON_CALL,
+    private readonly opts: CallOptions = NO_OPTIONS,
   ) {
-    this.sc = new JsonScanner(start, true);
-    this.argKeys = argKeys;
+    this.sc = shape.syntax.scanner(start, true);
+    this.named = opts.preset === undefined;
+    if (opts.preset !== undefined) this.tool = opts.preset;
   }
 
   get pos(): number {
@@ -91,7 +151,7 @@ export class JsonCallReader {
           this.valueStart(buf.charCodeAt(this.sc.pos));
           break;
         case Ev.ValueEnd:
-          this.valueEnd();
+          if (this.valueEnd() && this.opts.rejectEarly) return Step.Reject;
           break;
         case Ev.Done:
           if (!this.committed) return Step.Reject;
@@ -101,6 +161,8 @@ export class JsonCallReader {
           if (!this.committed) return Step.Reject;
           this.cutOff();
           return Step.Broken;
+        default:
+          break;
       }
     }
   }
@@ -111,18 +173,21 @@ export class JsonCallReader {
   }
 
   private valueStart(c: number): void {
-    if (this.key === 'name' && !this.nameSeen) {
+    if (this.named && this.key === this.shape.nameKey && !this.nameSeen) {
       this.nameSeen = true;
       this.nameActive = true;
-      if (c === 0x22) {
+      if (this.shape.syntax.isQuote(c)) {
         this.sc.collect = true;
         this.sc.collectLimit = NAME_LIMIT;
         this.sc.str = '';
       } else this.nameBad = true;
-    } else if (!this.argsSeen && !this.rejected && this.argKeys.includes(this.key)) {
+    } else if (!this.argsSeen && !this.rejected && this.shape.argKeys.includes(this.key)) {
       this.argsSeen = true;
       this.argsActive = true;
-      if (c === 0x22) {
+      if (this.shape.objectArgs) {
+        if (c === 0x7b) this.sc.capture = true;
+        else this.argsSkipped = true;
+      } else if (c === 0x22) {
         this.argsAsString = true;
         this.sc.collect = true;
         this.sc.collectLimit = Number.POSITIVE_INFINITY;
@@ -131,13 +196,16 @@ export class JsonCallReader {
     }
   }
 
-  private valueEnd(): void {
+  /** Returns true when a name string just turned out not to be a declared tool. */
+  private valueEnd(): boolean {
+    let undeclared = false;
     if (this.nameActive) {
       this.nameActive = false;
       this.sc.collect = false;
       const name = this.sc.str;
       this.sc.str = '';
       if (this.nameBad || this.sc.collectOverflow || !this.ctx.declared(name)) {
+        undeclared = !this.nameBad;
         this.rejected = true;
         this.sc.capture = false;
         this.sc.out = '';
@@ -156,6 +224,7 @@ export class JsonCallReader {
       } else this.sc.capture = false;
     }
     this.drain();
+    return undeclared;
   }
 
   private drain(): void {
@@ -172,19 +241,19 @@ export class JsonCallReader {
 
   private endCall(): void {
     this.drain();
-    if (!this.argsSeen) this.ctx.out.args(this.tool, '{}');
+    if (!this.argsSeen || this.argsSkipped) this.ctx.out.args(this.tool, '{}');
   }
 
   private cutOff(): void {
-    if (this.argsActive && !this.argsAsString) {
+    if (this.argsActive && this.argsAsString) {
+      this.ctx.out.args(this.tool, unwrapStringArgs(this.sc.str));
+    } else if (this.argsActive && !this.argsSkipped) {
       this.sc.out += this.sc.close();
       this.sc.capture = false;
       this.drain();
-    } else if (this.argsActive) {
-      this.ctx.out.args(this.tool, unwrapStringArgs(this.sc.str));
     } else {
       this.drain();
-      if (!this.argsSeen) this.ctx.out.args(this.tool, '{}');
+      if (!this.argsSeen || this.argsSkipped) this.ctx.out.args(this.tool, '{}');
     }
     this.argsActive = false;
   }
@@ -201,74 +270,4 @@ function unwrapStringArgs(s: string): string {
     }
   }
   return JSON.stringify(s);
-}
-
-/** A bare arguments value (the format gave the name already); the call is committed by the caller. */
-export class JsonArgsReader {
-  private readonly sc: JsonScanner;
-  private started = false;
-  private wrapped = false;
-  private sentAny = false;
-
-  /** `wrapNonObject`: a value that is not an object is sent as `{"value": …}` (SMG's DeepSeek parsers). */
-  constructor(
-    private readonly out: ItemSink,
-    private readonly tool: number,
-    start: number,
-    private readonly wrapNonObject = false,
-  ) {
-    this.sc = new JsonScanner(start);
-    this.sc.capture = true;
-  }
-
-  get pos(): number {
-    return this.sc.pos;
-  }
-
-  rebase(n: number): void {
-    this.sc.rebase(n);
-  }
-
-  /** `final`: no more text will come (a top-level number ends at the end of the text). */
-  step(buf: string, final: boolean): Step {
-    if (!this.started && this.wrapNonObject) {
-      let i = this.sc.pos;
-      while (i < buf.length && isJsonWs(buf.charCodeAt(i))) i++;
-      if (i === buf.length && !final) return Step.More;
-      this.started = true;
-      if (i < buf.length && buf.charCodeAt(i) !== 0x7b) {
-        this.wrapped = true;
-        this.out.args(this.tool, '{"value":');
-      }
-    }
-    let ev = this.sc.scan(buf);
-    if (ev === Ev.More && final) ev = this.sc.endOfInput();
-    this.drain();
-    if (ev === Ev.Done) {
-      if (this.wrapped) this.out.args(this.tool, '}');
-      return Step.Done;
-    }
-    if (ev === Ev.Error) {
-      this.cutOff();
-      return Step.Broken;
-    }
-    return Step.More;
-  }
-
-  /** The stream ended inside the value: close it. */
-  cutOff(): void {
-    const tail = this.sc.close();
-    const empty = this.sc.out.length === 0 && !this.sentAny;
-    this.drain();
-    if (empty && tail === '') this.out.args(this.tool, this.wrapped ? 'null}' : '{}');
-    else this.out.args(this.tool, tail + (this.wrapped ? '}' : ''));
-  }
-
-  private drain(): void {
-    if (this.sc.out.length > 0) {
-      this.sentAny = true;
-      this.out.args(this.tool, this.sc.out);
-      this.sc.out = '';
-    }
-  }
 }

@@ -20,6 +20,7 @@ const enum J {
 
 class JsonToolParser extends JsonListParser {
   private j = J.Text;
+  private readonly starts = this.markerSet(STARTS);
   protected readonly startChars = '{[';
 
   protected inPlainText(): boolean {
@@ -31,7 +32,7 @@ class JsonToolParser extends JsonListParser {
     while (!this.passthrough) {
       switch (this.j) {
         case J.Text:
-          if (this.scanText(STARTS, 1) === null) return;
+          if (this.scanText(this.starts) === null) return;
           this.begin(this.pos);
           break;
         case J.List: {

@@ -25,9 +25,10 @@
  * references tolerate as a defence against spaced detokenization, is not accepted: the gateway
  * decodes without inserted spaces. A call naming an undeclared tool stays text.
  */
-import type { ToolParserSpec, ToolSchema } from './types.js';
-import { TaggedCallParser, readAttributes, type HeaderRead, type ParamRead, type TaggedCallFormat } from './tagged-calls.js';
-import { wholeText } from './token-stream-base.js';
+import type { ToolSchema } from './types.js';
+import { readAttributes, type HeaderRead, type ParamRead } from './tag-headers.js';
+import { TaggedCallParser, type TaggedCallFormat } from './tagged-calls.js';
+import { toolParserSpec } from './stream-base.js';
 
 const SEP = '<|sep|>';
 
@@ -67,10 +68,4 @@ export const KIMI_K3_TOOL_CALL: TaggedCallFormat = {
   typing: (_key, typeAttr) => (typeAttr === undefined || typeAttr === 'string' ? { stream: true } : { stream: false, types: [] }),
 };
 
-const create = (tools: readonly ToolSchema[]) => new TaggedCallParser(KIMI_K3_TOOL_CALL, tools);
-
-export const kimiK3ToolParser: ToolParserSpec = {
-  name: 'kimi_k3',
-  create,
-  parse: (text, tools) => wholeText(() => create(tools), text),
-};
+export const kimiK3ToolParser = toolParserSpec('kimi_k3', (tools: readonly ToolSchema[]) => new TaggedCallParser(KIMI_K3_TOOL_CALL, tools));

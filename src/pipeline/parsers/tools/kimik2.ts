@@ -14,17 +14,17 @@
  *
  * The call id is `functions.NAME:IDX` or `NAME:IDX`; the name is what remains after removing the
  * `functions.` prefix and the `:IDX` suffix (an id without `:IDX` is accepted). The arguments are
- * streamed as compact JSON in written key order (json-stream.ts, json-compact-writer.ts); broken
- * or truncated argument JSON ends as the valid JSON read so far (SMG and vLLM drop such a call in
+ * streamed as compact JSON in written key order (json-args-reader.ts, settled members: a repeated
+ * key keeps its first value); broken or truncated argument JSON ends as the valid JSON read so far (SMG and vLLM drop such a call in
  * one path and stream it raw in the other). A call begun outside a section is parsed the same
  * way. A call naming an undeclared tool stays text, `<|tool_call_begin|>` through
  * `<|tool_call_end|>`; the section markers are framing and never shown.
  */
-import type { ToolParserSpec, ToolSchema } from './types.js';
-import { JsonTokenizer } from './json-stream.js';
-import { CompactJsonWriter } from './json-compact-writer.js';
-import { HEADER_LIMIT, MarkerSet, TokenStreamParser, wholeText } from './token-stream-base.js';
-import { expectLiteral } from './tagged-calls.js';
+import { JsonArgsReader, NonObject } from './json-args-reader.js';
+import { MODEL_JSON } from './json-scan.js';
+import { ToolStreamParser, toolParserSpec } from './stream-base.js';
+import { expectLiteral, HEADER_LIMIT } from './tag-headers.js';
+import type { ToolSchema } from './types.js';
 
 const SECTION_BEGIN = ['<|tool_calls_section_begin|>', '<|tool_call_section_begin|>'];
 const SECTION_END = ['<|tool_calls_section_end|>', '<|tool_call_section_end|>'];
@@ -32,10 +32,9 @@ const CALL_BEGIN = '<|tool_call_begin|>';
 const ARG_BEGIN = '<|tool_call_argument_begin|>';
 const CALL_END = '<|tool_call_end|>';
 
-const TEXT_MARKERS = new MarkerSet([...SECTION_BEGIN, CALL_BEGIN]);
-const SECTION_MARKERS = new MarkerSet([CALL_BEGIN, ...SECTION_END]);
-const ARGS_END = new MarkerSet([CALL_END, ...SECTION_END, CALL_BEGIN]);
-const PASS_END = new MarkerSet([CALL_END, ...SECTION_END, CALL_BEGIN]);
+const TEXT_MARKERS = [...SECTION_BEGIN, CALL_BEGIN];
+const SECTION_MARKERS = [CALL_BEGIN, ...SECTION_END];
+const CALL_END_MARKERS = [CALL_END, ...SECTION_END, CALL_BEGIN];
 
 const TEXT = 0;
 const SECTION = 1;
@@ -55,124 +54,112 @@ function readCallId(buf: string, final: boolean): { name: string; length: number
   return id ? { name: id, length: end } : 'invalid';
 }
 
-class KimiK2Parser extends TokenStreamParser {
+/** Every state but plain text reads the buffer from its start (each step consumes what it read). */
+class KimiK2Parser extends ToolStreamParser {
+  protected readonly startChars = '<';
   private state = TEXT;
   /** Inside a section (else a bare call: back to text after it). */
   private inSection = false;
-  private tok: JsonTokenizer | null = null;
-  private writer: CompactJsonWriter | null = null;
+  private readonly textSet = this.markerSet(TEXT_MARKERS);
+  private readonly sectionSet = this.markerSet(SECTION_MARKERS);
+  /** What ends a call's arguments (and a passed-through call). */
+  private readonly callEnd = this.markerSet(CALL_END_MARKERS);
+  private args: JsonArgsReader | null = null;
 
-  protected step(final: boolean): boolean {
+  protected inPlainText(): boolean {
+    return this.state === TEXT;
+  }
+
+  protected run(): void {
+    while (this.step()) {
+      /* keep stepping */
+    }
+    if (this.final && this.args !== null) this.closeCall();
+  }
+
+  private step(): boolean {
     switch (this.state) {
       case TEXT:
-        return this.stepText(final);
+        return this.stepText();
       case SECTION:
-        return this.stepSection(final);
+        return this.stepSection();
       case HEADER:
-        return this.stepHeader(final);
+        return this.stepHeader();
       case ARGS:
-        return this.stepArgs(final);
+        return this.stepArgs();
       default:
-        return this.stepPass(final);
+        return this.stepPass();
     }
   }
 
-  protected atEnd(): void {
-    if (this.writer) this.closeCall();
+  private get outside(): number {
+    return this.inSection ? SECTION : TEXT;
   }
 
-  private stepText(final: boolean): boolean {
-    const buf = this.buf;
-    const hit = TEXT_MARKERS.find(buf);
-    if (hit) {
-      this.text(buf.slice(0, hit[0]));
-      this.consume(hit[0] + hit[1].length);
-      this.inSection = hit[1] !== CALL_BEGIN;
-      this.state = this.inSection ? SECTION : HEADER;
-      return true;
-    }
-    const keep = final ? 0 : TEXT_MARKERS.held(buf);
-    this.text(buf.slice(0, buf.length - keep));
-    this.consume(buf.length - keep);
-    return false;
+  private stepText(): boolean {
+    const marker = this.scanText(this.textSet);
+    if (marker === null) return false;
+    this.consumeTo(this.pos + marker.length);
+    this.inSection = marker !== CALL_BEGIN;
+    this.state = this.inSection ? SECTION : HEADER;
+    return true;
   }
 
-  private stepSection(final: boolean): boolean {
-    const hit = SECTION_MARKERS.find(this.buf);
-    if (hit) {
-      this.consume(hit[0] + hit[1].length);
-      this.state = hit[1] === CALL_BEGIN ? HEADER : TEXT;
-      return true;
-    }
-    this.consume(this.buf.length - (final ? 0 : SECTION_MARKERS.held(this.buf)));
-    return false;
+  private stepSection(): boolean {
+    const at = this.upTo(this.sectionSet);
+    const marker = this.hit;
+    this.consumeTo(at + marker.length);
+    if (marker === '') return false;
+    this.state = marker === CALL_BEGIN ? HEADER : TEXT;
+    return true;
   }
 
-  private stepHeader(final: boolean): boolean {
-    let r = readCallId(this.buf, final);
+  private stepHeader(): boolean {
+    let r = readCallId(this.buf, this.final);
     if (r === 'more' && this.buf.length > HEADER_LIMIT) r = 'invalid';
     if (r === 'more') return false;
-    if (r === 'invalid' || r.length > HEADER_LIMIT || !this.declared.has(r.name)) {
-      this.text(CALL_BEGIN);
+    if (r === 'invalid' || r.length > HEADER_LIMIT || !this.declared(r.name)) {
+      this.out.text(CALL_BEGIN);
       this.state = PASS;
       return true;
     }
-    this.consume(r.length);
-    this.writer = new CompactJsonWriter(true);
-    this.tok = new JsonTokenizer(this.writer);
-    this.startCall(r.name);
+    this.consumeTo(r.length);
+    const tool = this.out.startCall(r.name);
+    this.args = new JsonArgsReader(this.out, tool, 0, NonObject.Skip, MODEL_JSON, true);
     this.state = ARGS;
     return true;
   }
 
-  private stepArgs(final: boolean): boolean {
-    const buf = this.buf;
-    const hit = ARGS_END.find(buf);
-    const end = hit ? hit[0] : buf.length - (final ? 0 : ARGS_END.held(buf));
+  private stepArgs(): boolean {
+    const at = this.upTo(this.callEnd);
+    const marker = this.hit;
+    const r = this.args as JsonArgsReader;
     // Text after the JSON value (or after it broke) up to the end marker is ignored.
-    this.tok!.write(buf.slice(0, end));
-    this.args(this.writer!.take());
-    if (!hit) {
-      this.consume(end);
-      return false;
-    }
-    this.consume(hit[1] === CALL_END ? end + CALL_END.length : end);
+    r.step(this.buf, false, at);
+    this.pos = at;
+    r.rebase(this.dropConsumed());
+    if (marker === '') return false;
+    this.consumeTo(marker === CALL_END ? CALL_END.length : 0);
     this.closeCall();
     return true;
   }
 
-  private stepPass(final: boolean): boolean {
-    const buf = this.buf;
-    const hit = PASS_END.find(buf);
-    if (hit) {
-      const end = hit[1] === CALL_END ? hit[0] + CALL_END.length : hit[0];
-      this.text(buf.slice(0, end));
-      this.consume(end);
-      this.state = this.inSection ? SECTION : TEXT;
-      return true;
-    }
-    const keep = final ? 0 : PASS_END.held(buf);
-    this.text(buf.slice(0, buf.length - keep));
-    this.consume(buf.length - keep);
-    return false;
+  private stepPass(): boolean {
+    const marker = this.scanText(this.callEnd);
+    if (marker === null) return false;
+    if (marker === CALL_END) {
+      this.out.text(CALL_END);
+      this.consumeTo(this.pos + CALL_END.length);
+    } else this.consumeTo(this.pos);
+    this.state = this.outside;
+    return true;
   }
 
   private closeCall(): void {
-    this.tok!.end();
-    const w = this.writer!;
-    const rest = w.close();
-    this.args(w.started ? rest : '{}');
-    this.tok = null;
-    this.writer = null;
-    this.endCall();
-    this.state = this.inSection ? SECTION : TEXT;
+    (this.args as JsonArgsReader).cutOff();
+    this.args = null;
+    this.state = this.outside;
   }
 }
 
-const create = (tools: readonly ToolSchema[]) => new KimiK2Parser(tools);
-
-export const kimiK2ToolParser: ToolParserSpec = {
-  name: 'kimik2',
-  create,
-  parse: (text, tools) => wholeText(() => create(tools), text),
-};
+export const kimiK2ToolParser = toolParserSpec('kimik2', (tools: readonly ToolSchema[]) => new KimiK2Parser(tools));

@@ -7,6 +7,7 @@
  * (Llama 3.1's built-in `brave_search.call(…)` or code) stays text, tag included. A `{` in the
  * middle of prose is not a call.
  */
+import { type CallShape, JSON_CALL } from './json-call.js';
 import { JsonListParser } from './json-list.js';
 import { FOLLOW_END, FOLLOW_TEXT, FOLLOW_WAIT, Next, toolParserSpec } from './stream-base.js';
 import type { ToolSchema } from './types.js';
@@ -26,6 +27,7 @@ const enum A {
 
 class LlamaToolParser extends JsonListParser {
   private a = A.Begin;
+  private readonly starts = this.markerSet(STARTS);
   protected readonly startChars = '<';
 
   protected inPlainText(): boolean {
@@ -33,7 +35,7 @@ class LlamaToolParser extends JsonListParser {
   }
 
 
-  protected override argKeys = ['parameters', 'arguments'];
+  protected override shape: CallShape = { ...JSON_CALL, argKeys: ['parameters', 'arguments'] };
 
   protected run(): void {
     while (!this.passthrough) {
@@ -59,7 +61,7 @@ class LlamaToolParser extends JsonListParser {
           }
           break;
         case A.Text:
-          if (this.scanText(STARTS, TAG.length) === null) return;
+          if (this.scanText(this.starts) === null) return;
           this.setCand(this.pos);
           this.pos += TAG.length;
           this.a = A.Tagged;

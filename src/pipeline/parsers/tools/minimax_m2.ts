@@ -15,15 +15,16 @@
  * vllm/tool_parsers/minimax_m2_tool_parser.py. Several invokes in one wrapper are several calls
  * (as SMG parses them); several wrappers are fine too.
  *
- * Choices where the references differ: values are typed by the tool schema (xml-args.ts) and
+ * Choices where the references differ: values are typed by the tool schema (param-typing.ts) and
  * string values kept verbatim — SMG additionally decodes XML entities (`&lt;` …) and vLLM strips
  * whitespace and one leading/trailing newline; neither is done here (not verified: whether the
  * template escapes values; nothing in the references says it does). `name='X'` (single quotes) is accepted as vLLM's streaming path does. An invoke naming an
  * undeclared tool stays text, `<invoke …>` through `</invoke>`.
  */
-import type { ToolParserSpec, ToolSchema } from './types.js';
-import { TaggedCallParser, readNameAttribute, type TaggedCallFormat } from './tagged-calls.js';
-import { wholeText } from './token-stream-base.js';
+import type { ToolSchema } from './types.js';
+import { readNameAttribute } from './tag-headers.js';
+import { TaggedCallParser, type TaggedCallFormat } from './tagged-calls.js';
+import { toolParserSpec } from './stream-base.js';
 
 export const MINIMAX_M2_TOOL_CALL: TaggedCallFormat = {
   section: { open: ['<minimax:tool_call>'], close: ['</minimax:tool_call>'] },
@@ -40,10 +41,4 @@ export const MINIMAX_M2_TOOL_CALL: TaggedCallFormat = {
   typing: (key, _attr, schema) => schema.typing(key),
 };
 
-const create = (tools: readonly ToolSchema[]) => new TaggedCallParser(MINIMAX_M2_TOOL_CALL, tools);
-
-export const minimaxM2ToolParser: ToolParserSpec = {
-  name: 'minimax_m2',
-  create,
-  parse: (text, tools) => wholeText(() => create(tools), text),
-};
+export const minimaxM2ToolParser = toolParserSpec('minimax_m2', (tools: readonly ToolSchema[]) => new TaggedCallParser(MINIMAX_M2_TOOL_CALL, tools));

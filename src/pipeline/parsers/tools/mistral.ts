@@ -15,9 +15,11 @@
  * The name must be a declared tool written without spaces; anything else after the marker stays
  * text, marker included.
  */
-import { JsonArgsReader, Step } from './json-call.js';
+import { Step } from './json-call.js';
+import { JsonArgsReader } from './json-args-reader.js';
 import { JsonListParser } from './json-list.js';
-import { FOLLOW_END, FOLLOW_TEXT, FOLLOW_WAIT, Match, Next, toolParserSpec } from './stream-base.js';
+import { Match } from '../markers.js';
+import { FOLLOW_END, FOLLOW_TEXT, FOLLOW_WAIT, Next, toolParserSpec } from './stream-base.js';
 import type { ToolSchema } from './types.js';
 
 const MARKER = '[TOOL_CALLS]';
@@ -44,6 +46,7 @@ function endsName(c: number): boolean {
 
 class MistralToolParser extends JsonListParser {
   private m = M.Text;
+  private readonly starts = this.markerSet(STARTS);
   protected readonly startChars = '[';
 
   protected inPlainText(): boolean {
@@ -58,7 +61,7 @@ class MistralToolParser extends JsonListParser {
     while (!this.passthrough) {
       switch (this.m) {
         case M.Text:
-          if (this.scanText(STARTS, MARKER.length) === null) return;
+          if (this.scanText(this.starts) === null) return;
           this.setCand(this.pos);
           this.pos += MARKER.length;
           this.m = M.Open;

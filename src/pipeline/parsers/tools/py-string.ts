@@ -1,12 +1,15 @@
 /**
  * Reading one Python string literal after its opening quote, for py-literal.ts: single or triple
  * quotes, raw strings, and Python's escapes (`\n`, octal, `\x41`, `\u00e9`, `\U0001F600`, line
- * continuation; unknown escapes keep their backslash). The decoded content is written as the
- * inside of a JSON string as it is read.
+ * continuation; unknown escapes keep their backslash). The decoded content is handed out as it is
+ * read (the scanner writes it as JSON).
  */
-import { JsonStringWriter } from './compact-writer.js';
-import { hexDigit } from './char-class.js';
-import { PY_ESCAPES } from './py-tokens.js';
+import { hexDigit as hexDigitImport } from './char-class.js';
+import { PY_ESCAPES as ESCAPES_IMPORT } from './py-tokens.js';
+
+// Bound once: under tsx every read of an imported binding is a getter call, and these are read per character or step.
+const hexDigit = hexDigitImport;
+const PY_ESCAPES = ESCAPES_IMPORT;
 
 const enum R {
   /** Quotes right after the opening one: deciding between `''` and `'''`. */
@@ -17,10 +20,12 @@ const enum R {
 }
 
 export class PyStringReader {
-  /** JSON-escaped content read so far (the caller drains it). */
+  /** Decoded content read so far (the caller drains it). */
   out = '';
   /** The closing quote(s) were read. */
   done = false;
+  /** The decoded content, when kept (a key or a collected string). */
+  text = '';
   private r = R.Opening;
   private quotes = 1;
   private triple = false;
@@ -28,11 +33,11 @@ export class PyStringReader {
   private escBase = 0;
   private escLeft = 0;
   private escVal = 0;
-  private readonly writer = new JsonStringWriter();
 
   constructor(
     private readonly quote: number,
     private readonly raw: boolean,
+    readonly keep = false,
   ) {}
 
   /** Reads `buf[i]` (and maybe a run after it); returns the characters used (0: reread it after `done`), or -1 on error. */
@@ -65,11 +70,6 @@ export class PyStringReader {
   endOfInput(): boolean {
     if (this.r === R.Opening && this.quotes === 2) this.end();
     return this.done;
-  }
-
-  /** The string is cut off: whatever is held is dropped. */
-  cut(): void {
-    this.writer.drop();
   }
 
   private body(c: number, buf: string, i: number): number {
@@ -146,11 +146,12 @@ export class PyStringReader {
   }
 
   private emit(s: string): void {
-    if (s.length > 0) this.out += this.writer.write(s);
+    if (s.length === 0) return;
+    this.out += s;
+    if (this.keep) this.text += s;
   }
 
   private end(): void {
-    this.out += this.writer.end();
     this.done = true;
   }
 }

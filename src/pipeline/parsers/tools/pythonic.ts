@@ -8,7 +8,8 @@
  * later element naming an undeclared tool is released as text in its place.
  */
 import { isJsonWs } from './char-class.js';
-import { PyEv, PyScanner, isIdentChar, isIdentStart } from './py-literal.js';
+import { Ev } from './json-scan.js';
+import { PyScanner, isIdentChar, isIdentStart } from './py-literal.js';
 import { FOLLOW_END, FOLLOW_TEXT, FOLLOW_WAIT, ToolStreamParser, toolParserSpec } from './stream-base.js';
 import type { ToolSchema } from './types.js';
 
@@ -41,6 +42,7 @@ const enum HeadResult {
 
 class PythonicToolParser extends ToolStreamParser {
   private y = Y.Text;
+  private readonly starts = this.markerSet(STARTS);
   protected readonly startChars = '[<';
 
   protected inPlainText(): boolean {
@@ -58,7 +60,7 @@ class PythonicToolParser extends ToolStreamParser {
     while (!this.passthrough) {
       switch (this.y) {
         case Y.Text: {
-          const m = this.scanText(STARTS, PY_START.length);
+          const m = this.scanText(this.starts);
           if (m === null) return;
           this.begin(this.pos, m);
           break;
@@ -110,11 +112,11 @@ class PythonicToolParser extends ToolStreamParser {
           const args = this.y === Y.Args;
           if (args) this.out.args(this.tool, sc.out);
           sc.out = '';
-          if (ev === PyEv.Done) {
+          if (ev === Ev.Done) {
             this.pos = sc.pos;
             if (!args) this.releaseCand(sc.pos);
             this.y = Y.Sep;
-          } else if (ev === PyEv.Error) {
+          } else if (ev === Ev.Error) {
             // A broken element: a call ends with what it had; a skipped one is text up to the break.
             if (args) this.out.args(this.tool, sc.close());
             else this.releaseCand(sc.pos);

@@ -7,13 +7,15 @@
  *
  * One newline after `<parameter=KEY>` and one before `</parameter>` are formatting and dropped
  * (vllm/tool_parsers/qwen3coder_tool_parser.py; SMG trims all surrounding whitespace, which would
- * eat a code value's first indentation). Values are typed by the tool's schema (param-types.ts);
+ * eat a code value's first indentation). Values are typed by the tool's schema (param-typing.ts);
  * string values stream as they are written. A bare `<function=NAME>` without `<tool_call>` is read
  * too (vLLM falls back to it). Names and keys are trimmed; the first `</parameter>` ends a value.
  */
-import { paramType, typedValue, type ParamType } from './param-types.js';
-import { FIND_WAIT, FOLLOW_END, FOLLOW_TEXT, FOLLOW_WAIT, Match, ToolStreamParser, toolParserSpec } from './stream-base.js';
-import { TagValueReader } from './tag-value.js';
+import { ArgsObjectWriter } from './args-object.js';
+import { paramType, typedValue, type ParamType } from './param-typing.js';
+import { Match } from '../markers.js';
+import { FIND_WAIT, FOLLOW_END, FOLLOW_TEXT, FOLLOW_WAIT, ToolStreamParser, toolParserSpec } from './stream-base.js';
+import { TagValue, ValueMode } from './tag-value.js';
 import type { ToolSchema } from './types.js';
 
 const OPEN = '<tool_call>';
@@ -22,6 +24,8 @@ const FUNC = '<function=';
 const FUNC_END = '</function>';
 const PARAM = '<parameter=';
 const PARAM_END = '</parameter>';
+/** What ends a value: its end tag, with the newline before it (formatting) when there is one. */
+const VALUE_ENDS = ['\n' + PARAM_END, PARAM_END];
 const STARTS = [OPEN, FUNC];
 const BODY = [PARAM, FUNC_END];
 const ENDS = [CLOSE];
@@ -39,6 +43,8 @@ const enum X {
 
 class QwenXmlParser extends ToolStreamParser {
   private x = X.Text;
+  private readonly starts = this.markerSet(STARTS);
+  private readonly valueEnds = this.markerSet(VALUE_ENDS);
   protected readonly startChars = '<';
 
   protected inPlainText(): boolean {
@@ -47,15 +53,15 @@ class QwenXmlParser extends ToolStreamParser {
 
   private tool = -1;
   private schema: ToolSchema | undefined;
-  private params = 0;
-  private value: TagValueReader | null = null;
+  private args = new ArgsObjectWriter(false);
+  private value: TagValue | null = null;
   private valueType: ParamType | null = null;
 
   protected run(): void {
     while (!this.passthrough) {
       switch (this.x) {
         case X.Text: {
-          const m = this.scanText(STARTS, OPEN.length);
+          const m = this.scanText(this.starts);
           if (m === null) return;
           this.setCand(this.pos);
           if (m === OPEN) {
@@ -97,8 +103,8 @@ class QwenXmlParser extends ToolStreamParser {
           }
           this.tool = this.out.startCall(name);
           this.schema = this.schemaOf(name);
-          this.params = 0;
-          this.out.args(this.tool, '{');
+          this.args = new ArgsObjectWriter(false);
+          this.out.args(this.tool, this.args.open());
           this.pos = i + 1;
           this.x = X.Body;
           break;
@@ -124,13 +130,16 @@ class QwenXmlParser extends ToolStreamParser {
           break;
         }
         case X.Value: {
-          const v = this.value as TagValueReader;
-          this.pos = v.step(this.buf, this.pos, this.final);
-          if (!v.ended) {
+          const v = this.value as TagValue;
+          this.pos = v.read(this.buf, this.pos, this.final, this.valueEnds, this.dropped);
+          if (v.end === '' && !this.final) {
             this.dropConsumed();
             return;
           }
-          if (this.valueType !== null) this.out.args(this.tool, typedValue(v.raw, this.valueType));
+          this.pos += v.end.length;
+          // A value cut off by the end of the stream is kept, as far as it got.
+          if (v.mode === ValueMode.Stream) this.out.args(this.tool, v.end === '' ? this.args.cutString() : this.args.endString());
+          else this.out.args(this.tool, typedValue(v.raw, this.valueType as ParamType));
           this.x = X.Body;
           break;
         }
@@ -181,16 +190,16 @@ class QwenXmlParser extends ToolStreamParser {
     }
     const t = paramType(this.schema, key);
     const asString = t.type === 'string' && !t.nullable;
-    this.out.args(this.tool, (this.params++ > 0 ? ',' : '') + JSON.stringify(key) + ':');
-    this.value = new TagValueReader(this.out, this.tool, PARAM_END, asString, true);
-    this.valueType = asString ? null : t;
+    this.out.args(this.tool, this.args.key(key) + (asString ? this.args.beginString(null) : ''));
+    this.value = new TagValue(this.out, this.tool, this.args, asString ? ValueMode.Stream : ValueMode.Buffer, true);
+    this.valueType = t;
     this.pos = i + 1;
     this.x = X.Value;
     return true;
   }
 
   private endArgs(): void {
-    this.out.args(this.tool, '}');
+    this.out.args(this.tool, this.args.close());
   }
 
   /** Not a call: the markers up to `resume` stay text; scanning resumes there. */

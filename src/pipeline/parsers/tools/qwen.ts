@@ -25,6 +25,7 @@ const enum Q {
 
 class QwenParser extends ToolStreamParser {
   private q = Q.Text;
+  private readonly starts = this.markerSet(START);
   protected readonly startChars = '<';
 
   protected inPlainText(): boolean {
@@ -37,7 +38,7 @@ class QwenParser extends ToolStreamParser {
     while (!this.passthrough) {
       switch (this.q) {
         case Q.Text:
-          if (this.scanText(START, OPEN.length) === null) return;
+          if (this.scanText(this.starts) === null) return;
           this.setCand(this.pos);
           this.pos += OPEN.length;
           this.q = Q.Open;
@@ -54,7 +55,7 @@ class QwenParser extends ToolStreamParser {
             this.q = Q.Text;
             break;
           }
-          this.reader = new JsonCallReader(this.ctx, this.pos);
+          this.reader = new JsonCallReader(this, this.pos);
           this.q = Q.Call;
           break;
         case Q.Call: {

@@ -12,103 +12,91 @@
  *   because a detokenizer that skips special tokens drops it; a bracket later in prose without
  *   the marker is text;
  * - the payload may be one dict instead of a list;
- * - Python literals: single- or double-quoted strings with Python escapes, True/False/None.
+ * - Python literals (py-literal.ts, the same reader as `pythonic`): strings in either quote with
+ *   Python escapes, True/False/None, Python numbers, tuples.
  * Differences: calls are streamed (SMG waits for the closing bracket) and undeclared names are
  * checked (SMG leaves that to the caller). A payload that is not a call list, or whose first
  * call names an undeclared tool, stays text verbatim (marker included); text after the list is
  * content (SMG trims it).
  */
-import type { ToolParserSpec, ToolSchema } from './types.js';
-import { JsonCallRegion, type CallShape } from './json-calls.js';
-import { MarkerSet, TokenStreamParser, wholeText } from './token-stream-base.js';
-import { skipSpace } from './tagged-calls.js';
+import { type CallShape } from './json-call.js';
+import { JsonListParser } from './json-list.js';
+import { PY_SYNTAX } from './py-literal.js';
+import { Next as NextEnum, toolParserSpec } from './stream-base.js';
+import { skipSpace } from './tag-headers.js';
+import type { ToolSchema } from './types.js';
+
+// Bound once: under tsx every read of an imported binding is a getter call, and these are read per character or step.
+const Next = NextEnum;
 
 const MARKER = '<|tool_calls|>';
-const TEXT_MARKERS = new MarkerSet([MARKER]);
-const SHAPE: CallShape = { nameKey: 'name', argsKeys: ['arguments'], python: true, list: true };
+const TEXT_MARKERS = [MARKER];
+const SHAPE: CallShape = { nameKey: 'name', argKeys: ['arguments'], objectArgs: true, syntax: PY_SYNTAX };
 
 /** Deciding whether the output opens with a bare call list. */
 const LEAD = 0;
 const TEXT = 1;
 const CALLS = 2;
 
-class SarashinaParser extends TokenStreamParser {
+class SarashinaParser extends JsonListParser {
+  protected readonly startChars = '<';
+  protected override shape = SHAPE;
+  protected override framed = true;
   private state = LEAD;
-  private region: JsonCallRegion | null = null;
-  private prefix = '';
+  private readonly textSet = this.markerSet(TEXT_MARKERS);
 
-  protected step(final: boolean): boolean {
-    if (this.state === LEAD) return this.stepLead(final);
-    if (this.state === TEXT) return this.stepText(final);
-    return this.stepCalls();
+  protected inPlainText(): boolean {
+    return this.state === TEXT;
   }
 
-  protected atEnd(): void {
-    if (this.region) this.endRegion();
+  protected run(): void {
+    while (!this.passthrough && this.step()) {
+      /* keep stepping */
+    }
   }
 
-  private stepLead(final: boolean): boolean {
+  private step(): boolean {
+    switch (this.state) {
+      case LEAD:
+        return this.stepLead();
+      case TEXT: {
+        const marker = this.scanText(this.textSet);
+        if (marker === null) return false;
+        this.setCand(this.pos);
+        this.pos += marker.length;
+        this.startPayload(true);
+        this.state = CALLS;
+        return true;
+      }
+      default: {
+        // The payload ended (its value closed, it broke, or it was released): the rest is text.
+        if (this.stepList() === Next.Wait) return false;
+        this.state = TEXT;
+        return true;
+      }
+    }
+  }
+
+  private stepLead(): boolean {
     const buf = this.buf;
     const start = skipSpace(buf, 0);
     if (start < buf.length && buf[start] === '[') {
       const next = skipSpace(buf, start + 1);
-      if (next === buf.length && !final) return false;
+      if (next === buf.length && !this.final) return false;
       if (buf[next] === '{') {
-        this.text(buf.slice(0, start));
-        this.consume(start);
-        this.openRegion('');
+        this.out.text(buf.slice(0, start));
+        this.setCand(start);
+        this.pos = start;
+        this.startPayload(true);
+        this.state = CALLS;
         return true;
       }
-    } else if (start === buf.length && !final) {
+    } else if (start === buf.length && !this.final) {
       return false;
     }
     this.state = TEXT;
     return true;
   }
-
-  private stepText(final: boolean): boolean {
-    const buf = this.buf;
-    const hit = TEXT_MARKERS.find(buf);
-    if (hit) {
-      this.text(buf.slice(0, hit[0]));
-      this.consume(hit[0] + MARKER.length);
-      this.openRegion(MARKER);
-      return true;
-    }
-    const keep = final ? 0 : TEXT_MARKERS.held(buf);
-    this.text(buf.slice(0, buf.length - keep));
-    this.consume(buf.length - keep);
-    return false;
-  }
-
-  private stepCalls(): boolean {
-    const region = this.region!;
-    this.consume(region.write(this.buf));
-    if (!region.finished) return false;
-    this.endRegion();
-    return true;
-  }
-
-  private openRegion(prefix: string): void {
-    this.prefix = prefix;
-    this.region = new JsonCallRegion(SHAPE, this.declared, this.emitter);
-    this.state = CALLS;
-  }
-
-  /** The payload ended (its value closed, it broke, or the stream ended); the rest is text. */
-  private endRegion(): void {
-    const region = this.region!;
-    region.end();
-    if (region.abandoned) this.text(this.prefix + region.rawText);
-    this.region = null;
-    this.state = TEXT;
-  }
 }
 
-const create = (tools: readonly ToolSchema[]) => new SarashinaParser(tools);
-
-export const sarashinaToolParser: ToolParserSpec = {
-  name: 'sarashina',
-  create,
-  parse: (text, tools) => wholeText(() => create(tools), text),
-};
+export const sarashinaToolParser = toolParserSpec('sarashina', (tools: readonly ToolSchema[]) => new SarashinaParser(tools));

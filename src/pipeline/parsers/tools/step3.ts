@@ -16,20 +16,14 @@
  * a function call and stays text.
  *
  * Not verified: how the template renders values of past calls (so typing follows the schema,
- * xml-args.ts: strings verbatim — vLLM and SMG trim them — other types parsed, unknown → JSON
+ * param-typing.ts: strings verbatim — vLLM and SMG trim them — other types parsed, unknown → JSON
  * if it is JSON). vLLM's value pattern `[^<]*` rejects values containing `<`; here a value runs
  * to `</steptml:parameter>`.
  */
-import type { ToolParserSpec, ToolSchema } from './types.js';
-import {
-  TaggedCallParser,
-  expectLiteral,
-  readNameAttribute,
-  skipSpace,
-  type HeaderRead,
-  type TaggedCallFormat,
-} from './tagged-calls.js';
-import { wholeText } from './token-stream-base.js';
+import type { ToolSchema } from './types.js';
+import { expectLiteral, readNameAttribute, skipSpace, type HeaderRead } from './tag-headers.js';
+import { TaggedCallParser, type TaggedCallFormat } from './tagged-calls.js';
+import { toolParserSpec } from './stream-base.js';
 
 const TOOL_SEP = '<｜tool_sep｜>';
 const INVOKE = '<steptml:invoke';
@@ -71,10 +65,4 @@ export const STEP3_TOOL_CALL: TaggedCallFormat = {
   typing: (key, _attr, schema) => schema.typing(key),
 };
 
-const create = (tools: readonly ToolSchema[]) => new TaggedCallParser(STEP3_TOOL_CALL, tools);
-
-export const step3ToolParser: ToolParserSpec = {
-  name: 'step3',
-  create,
-  parse: (text, tools) => wholeText(() => create(tools), text),
-};
+export const step3ToolParser = toolParserSpec('step3', (tools: readonly ToolSchema[]) => new TaggedCallParser(STEP3_TOOL_CALL, tools));

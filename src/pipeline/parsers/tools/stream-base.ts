@@ -17,52 +17,35 @@
  * - an undecided candidate longer than PARSER_BUFFER_LIMIT is released as text and the parser
  *   passes everything after it through unparsed.
  */
+import { Match as MatchEnum, matchAt as matchAtImport } from '../markers.js';
 import type { ParsedItem, StreamingParser } from '../types.js';
-import { PARSER_BUFFER_LIMIT } from '../types.js';
-import { isJsonWs as isWs } from './char-class.js';
-import { type CallContext, JsonCallReader, Step } from './json-call.js';
+import { PARSER_BUFFER_LIMIT as LIMIT_IMPORT } from '../types.js';
+import { isJsonWs } from './char-class.js';
+import { type CallContext, JsonCallReader, Step as StepEnum } from './json-call.js';
 import { MarkerFinder } from './marker-finder.js';
 import { ItemSink } from './sink.js';
 import type { ToolParserSpec, ToolSchema } from './types.js';
 
-/** Outcome of matching a literal at a position: it is there, it is not, or the buffer ends inside it. */
-export const enum Match {
-  Yes,
-  No,
-  Partial,
-}
-
-/** Whether `lit` occurs at `at` in `buf` (Partial when `buf` ends inside a prefix of it). */
-export function matchAt(buf: string, at: number, lit: string): Match {
-  const n = Math.min(lit.length, buf.length - at);
-  for (let k = 0; k < n; k++) if (buf.charCodeAt(at + k) !== lit.charCodeAt(k)) return Match.No;
-  return n === lit.length ? Match.Yes : Match.Partial;
-}
-
-/**
- * The earliest index ≥ `from` where the rest of `buf` is a proper prefix of one of `markers`
- * (`buf.length` if none). Only the last `maxLen - 1` characters are looked at; no allocation.
- */
-export function partialMarkerStart(buf: string, from: number, markers: readonly string[], maxLen: number): number {
-  const n = buf.length;
-  for (let i = Math.max(from, n - maxLen + 1); i < n; i++) {
-    const c = buf.charCodeAt(i);
-    for (const m of markers) {
-      if (m.charCodeAt(0) !== c || m.length <= n - i) continue;
-      if (matchAt(buf, i, m) === Match.Partial) return i;
-    }
-  }
-  return n;
-}
+// Bound once: under tsx every read of an imported binding is a getter call, and these are read per character or step.
+const isWs = isJsonWs;
+const matchAt = matchAtImport;
+const Match = MatchEnum;
+type Match = MatchEnum;
+const Step = StepEnum;
+const PARSER_BUFFER_LIMIT = LIMIT_IMPORT;
 
 /** What the state machine does after a call-reading step. */
-export const enum Next {
+export enum Next {
   /** Stop: more text is needed (or the parser gave up and passes text through). */
   Wait,
   /** The call ended normally; `pos` is just after it. */
   Done,
-  /** Back to plain text at `pos` (a rejected candidate was released, or a broken call's rest is text). */
+  /** Back to plain text at `pos` (a rejected candidate was released). */
   Text,
+  /** A committed call broke off at malformed text at `pos` (the JSON-family formats read on as text). */
+  Broken,
+  /** Not a call, and nothing was released (`stepCall` asked not to): the caller decides. */
+  Rejected,
 }
 
 /** Results of `findWithin` besides an index. */
@@ -74,30 +57,37 @@ export const FOLLOW_WAIT = -1;
 export const FOLLOW_TEXT = -2;
 export const FOLLOW_END = -3;
 
-export abstract class ToolStreamParser implements StreamingParser {
+/** The parser is its call readers' context (json-call.ts): its sink and its declared names. */
+export abstract class ToolStreamParser implements StreamingParser, CallContext {
   protected buf = '';
   protected pos = 0;
   protected final = false;
-  protected readonly out = new ItemSink();
+  readonly out = new ItemSink();
   protected readonly tools: readonly ToolSchema[];
-  private readonly names: ReadonlySet<string>;
-  /** What call readers need from the parser: the sink and the declared names. */
-  protected readonly ctx: CallContext;
+  private readonly names = new Set<string>();
   /** Where the whitespace skipped by the last `follow` began (a candidate that fails releases it too). */
   protected followWs = 0;
-  private finder: MarkerFinder | null = null;
+  /** The marker `upTo` stopped at ('' when it stopped at the end of the decided text). */
+  protected hit = '';
+  /**
+   * Where the text being read ends when a format bounds it by an end marker (a payload read up to
+   * `<|END_ACTION|>`: the marker, or a possible partial one at the buffer's end), or -1: the
+   * buffer's end. With `boundIsEnd` (the marker is there) readers treat it like the end of the stream.
+   */
+  protected bound = -1;
+  protected boundIsEnd = false;
   /** Where the current candidate starts in `buf` (what came before it was emitted or dropped). */
   protected cand = 0;
   /** The part of the candidate already moved out of `buf` (see holdCand). */
   private candHead = '';
   /** Set once the buffer limit was hit: everything after is text. */
   protected passthrough = false;
+  /** How many characters `buf` has lost at its front (marker finders keep absolute offsets). */
+  protected dropped = 0;
 
   constructor(tools: readonly ToolSchema[]) {
     this.tools = tools;
-    const names = new Set(tools.map((t) => t.name));
-    this.names = names;
-    this.ctx = { out: this.out, declared: (name: string) => names.has(name) };
+    for (const t of tools) this.names.add(t.name);
   }
 
   push(delta: string): ParsedItem[] {
@@ -128,7 +118,7 @@ export abstract class ToolStreamParser implements StreamingParser {
   /** Whether the machine is in its plain-text state (where `startChars` is all that matters). */
   protected abstract inPlainText(): boolean;
 
-  protected declared(name: string): boolean {
+  declared(name: string): boolean {
     return this.names.has(name);
   }
 
@@ -136,24 +126,66 @@ export abstract class ToolStreamParser implements StreamingParser {
     return this.tools.find((t) => t.name === name);
   }
 
+  /** A marker set for this parser's buffer (a finder remembers positions, so each parser has its own). */
+  protected markerSet(markers: readonly string[]): MarkerFinder {
+    return new MarkerFinder(markers);
+  }
+
+  /** `set.locate` at `pos` in this parser's buffer: the marker's index or -1 (`set.located` says which). */
+  protected locate(set: MarkerFinder, from = this.pos): number {
+    return set.locate(this.buf, from, this.dropped);
+  }
+
   /**
-   * Plain-text state: emits text up to the earliest of `markers` and returns that marker with
+   * Where the decided text from `pos` ends: at the earliest marker of `set` (`hit` is that marker),
+   * or, when none is there, at the end of the buffer less a possible partial marker (`hit` is '').
+   */
+  protected upTo(set: MarkerFinder): number {
+    const at = set.locate(this.buf, this.pos, this.dropped);
+    this.hit = set.located;
+    if (at !== -1) return at;
+    return this.final ? this.buf.length : set.partialStart(this.buf, this.pos);
+  }
+
+  /**
+   * Plain-text state: emits text up to the earliest marker of `set` and returns that marker with
    * `pos` on it; or, when none is there, emits all but a possible partial marker at the end and
    * returns null. Drops the emitted text from the buffer.
    */
-  protected scanText(markers: readonly string[], maxLen: number): string | null {
-    if (this.finder === null || this.finder.markers !== markers) this.finder = new MarkerFinder(markers);
-    const [at, which] = this.finder.find(this.buf, this.pos);
-    if (at !== -1) {
-      this.out.text(this.buf.slice(this.pos, at));
-      this.pos = at;
-      return which;
-    }
-    const keep = this.final ? this.buf.length : partialMarkerStart(this.buf, this.pos, markers, maxLen);
-    this.out.text(this.buf.slice(this.pos, keep));
-    this.pos = keep;
+  protected scanText(set: MarkerFinder): string | null {
+    const at = this.upTo(set);
+    this.out.text(this.buf.slice(this.pos, at));
+    this.pos = at;
+    if (this.hit !== '') return this.hit;
     this.dropConsumed();
     return null;
+  }
+
+  /** Moves `pos` to `to` and forgets the buffer before it. */
+  protected consumeTo(to: number): void {
+    this.pos = to;
+    this.dropConsumed();
+  }
+
+  /** Where reading stops: the bound, or the buffer's end. */
+  protected readEnd(): number {
+    return this.bound >= 0 ? this.bound : this.buf.length;
+  }
+
+  /** No text will come before `readEnd()` (the stream ended, or an end marker bounds the text). */
+  protected endKnown(): boolean {
+    return this.final || this.boundIsEnd;
+  }
+
+  /** Bounds the text read from now on by the first marker of `set` (see `bound`); `unbound()` lifts it. */
+  protected boundBy(set: MarkerFinder): void {
+    this.bound = this.upTo(set);
+    this.boundIsEnd = this.hit !== '';
+  }
+
+  protected unbound(): void {
+    this.bound = -1;
+    this.boundIsEnd = false;
   }
 
   /**
@@ -167,7 +199,7 @@ export abstract class ToolStreamParser implements StreamingParser {
     const ws = this.pos;
     this.followWs = ws;
     if (!this.skipWs()) {
-      if (this.final) return FOLLOW_END;
+      if (this.endKnown()) return FOLLOW_END;
       this.pos = ws;
       return FOLLOW_WAIT;
     }
@@ -187,25 +219,26 @@ export abstract class ToolStreamParser implements StreamingParser {
    * machine only decides what comes after.
    */
   protected stepCall(r: JsonCallReader, releaseRejected = true): Next {
-    const end = r.committed ? this.buf.length : this.candidateEnd();
+    const end = r.committed ? this.readEnd() : this.candidateEnd();
     const s = r.step(this.buf, end);
     switch (s) {
       case Step.Done:
         this.pos = r.pos;
         return Next.Done;
       case Step.Reject:
-        if (releaseRejected) this.releaseCand(r.pos);
+        if (!releaseRejected) return Next.Rejected;
+        this.releaseCand(r.pos);
         return Next.Text;
       case Step.Broken:
         this.pos = r.pos;
-        return Next.Text;
+        return Next.Broken;
       case Step.More:
         break;
     }
     if (r.committed) {
-      if (this.final) {
+      if (this.endKnown()) {
         r.finish();
-        this.pos = this.buf.length;
+        this.pos = this.readEnd();
         return Next.Done;
       }
       this.pos = r.pos;
@@ -213,11 +246,11 @@ export abstract class ToolStreamParser implements StreamingParser {
       return Next.Wait;
     }
     if (this.candLength(end) >= PARSER_BUFFER_LIMIT) {
-      this.giveUp();
-      return Next.Wait;
+      this.overLimit(r.pos);
+      return this.passthrough ? Next.Wait : Next.Text;
     }
-    if (this.final) {
-      this.releaseCand(this.buf.length);
+    if (this.endKnown()) {
+      this.releaseCand(this.readEnd());
       return Next.Text;
     }
     r.rebase(this.holdCand(r.pos));
@@ -238,13 +271,14 @@ export abstract class ToolStreamParser implements StreamingParser {
     return FIND_WAIT;
   }
 
-  /** Skips whitespace; returns false when the buffer ends first. */
+  /** Skips whitespace; returns false when the text (to `readEnd()`) ends first. */
   protected skipWs(): boolean {
     const buf = this.buf;
+    const end = this.readEnd();
     let i = this.pos;
-    while (i < buf.length && isWs(buf.charCodeAt(i))) i++;
+    while (i < end && isWs(buf.charCodeAt(i))) i++;
     this.pos = i;
-    return i < buf.length;
+    return i < end;
   }
 
   /** `matchAt` at `pos`, with Partial read as No once the stream has ended. */
@@ -291,23 +325,34 @@ export abstract class ToolStreamParser implements StreamingParser {
     if (n === 0) return 0;
     this.buf = n === this.buf.length ? '' : this.buf.slice(n);
     this.pos = 0;
-    this.finder?.shift(n);
+    if (this.bound >= 0) this.bound -= n;
+    this.dropped += n;
     return n;
   }
 
-  /** The limit is hit: the candidate and everything after it is text, now and for the rest of the stream. */
+  /**
+   * An undecided candidate reached PARSER_BUFFER_LIMIT. By default the candidate and everything
+   * after it is text, now and for the rest of the stream (`giveUp`); a format may release just
+   * the candidate (read up to `readTo`) instead and read on.
+   */
+  protected overLimit(_readTo: number): void {
+    this.giveUp();
+  }
+
+  /** The candidate and everything after it is text, now and for the rest of the stream. */
   protected giveUp(): void {
     this.out.text(this.candHead + this.buf.slice(this.cand));
     this.candHead = '';
     this.buf = '';
-    this.finder?.reset();
     this.pos = 0;
+    this.bound = -1;
+    this.boundIsEnd = false;
     this.passthrough = true;
   }
 
   /** Where reading an undecided candidate must stop, so the limit falls at a fixed text position. */
   protected candidateEnd(): number {
-    return Math.min(this.buf.length, this.cand + PARSER_BUFFER_LIMIT - this.candHead.length);
+    return Math.min(this.readEnd(), this.cand + PARSER_BUFFER_LIMIT - this.candHead.length);
   }
 }
 

@@ -1,75 +1,77 @@
 /**
- * Reading one argument value that runs up to a closing tag (qwen_xml's `</parameter>`, DSML's
- * `</｜DSML｜parameter>`). A value kept as a string is streamed as a JSON string while it is read —
- * only a possible partial closing tag at the end is held back — so a long file body written by a
- * coding model reaches the client as it is generated. Other values are buffered until the tag and
- * typed by the caller. The first closing tag ends the value (SMG's reading; a literal closing tag
- * inside a value cannot be told apart from the real one).
+ * Reading one argument value that runs up to an end tag (qwen_xml's `</parameter>`, DSML's
+ * `</｜DSML｜parameter>`, GLM's `</arg_value>`, …). A value kept as a string streams as a JSON
+ * string while it is read — only a possible partial end tag at the end is held back — so a long
+ * file body written by a coding model reaches the client as it is generated. Other values are
+ * buffered until the tag and typed by the caller; a skipped value (a repeated key) is read and
+ * dropped. The first end tag ends the value (SMG's reading; a literal end tag inside a value
+ * cannot be told apart from the real one). Which tags end a value, and which of them belong to
+ * it, is the format's business: the reader stops in front of the first one and says which.
  */
-import { JsonStringWriter } from './compact-writer.js';
+import type { ArgsObjectWriter } from './args-object.js';
+import type { MarkerFinder } from './marker-finder.js';
 import type { ItemSink } from './sink.js';
-import { partialMarkerStart } from './stream-base.js';
 
-export class TagValueReader {
-  /** The raw text read so far (buffered mode only). */
+export enum ValueMode {
+  /** Streamed into the arguments as a JSON string (the caller wrote the opening quote). */
+  Stream,
+  /** Collected in `raw` for typing once complete. */
+  Buffer,
+  /** Read and dropped. */
+  Skip,
+}
+
+export class TagValue {
+  /** The buffered text (Buffer mode). */
   raw = '';
-  /** The closing tag was read (or the stream ended inside the value). */
-  ended = false;
-  private readonly writer = new JsonStringWriter();
-  private readonly holds: readonly string[];
-  private readonly holdLen: number;
+  /** Buffered text outgrew the limit: the value is dropped. */
+  overflow = false;
+  /** The end tag the value stopped at ('' until one is found). */
+  end = '';
   private leadChecked: boolean;
 
   /**
-   * `asString`: stream the value as a JSON string into call `tool`'s arguments (the opening quote
-   * is written at once). `trimNewline`: drop one newline right after the opening tag and one right
-   * before the closing tag (Qwen3-Coder's template puts the value on its own lines).
+   * `trimNewline`: one newline right after the opening tag is formatting, not content (Qwen3-Coder's
+   * template puts the value on its own lines; the one before the end tag is the caller's end marker
+   * `\n</parameter>`).
    */
   constructor(
     private readonly out: ItemSink,
     private readonly tool: number,
-    private readonly close: string,
-    private readonly asString: boolean,
-    private readonly trimNewline: boolean,
+    private readonly args: ArgsObjectWriter,
+    readonly mode: ValueMode,
+    trimNewline: boolean,
+    private readonly rawLimit = Number.POSITIVE_INFINITY,
   ) {
-    this.holds = trimNewline ? ['\n' + close, close] : [close];
-    this.holdLen = close.length + 1;
     this.leadChecked = !trimNewline;
-    if (asString) out.args(tool, '"');
   }
 
-  /** Reads from `pos`; returns the new position (after the closing tag once `ended`). */
-  step(buf: string, pos: number, final: boolean): number {
+  /**
+   * Reads from `pos` up to the first of `ends` (setting `end` to it) or, without one, as far as
+   * the text is decided (all of it when `final`); returns where it stopped, in front of the tag.
+   */
+  read(buf: string, pos: number, final: boolean, ends: MarkerFinder, dropped: number): number {
     if (!this.leadChecked) {
       if (pos === buf.length && !final) return pos;
       this.leadChecked = true;
       if (pos < buf.length && buf.charCodeAt(pos) === 0x0a) pos++;
     }
-    const at = buf.indexOf(this.close, pos);
-    if (at !== -1) {
-      let end = at;
-      if (this.trimNewline && end > pos && buf.charCodeAt(end - 1) === 0x0a) end--;
-      this.take(buf.slice(pos, end));
-      this.finishValue();
-      return at + this.close.length;
-    }
-    const keep = final ? buf.length : partialMarkerStart(buf, pos, this.holds, this.holdLen);
-    this.take(buf.slice(pos, keep));
-    if (final) {
-      this.writer.drop();
-      this.finishValue();
-    }
-    return keep;
+    const at = ends.locate(buf, pos, dropped);
+    const stop = at !== -1 ? at : final ? buf.length : ends.partialStart(buf, pos);
+    if (stop > pos) this.take(buf.slice(pos, stop));
+    this.end = ends.located;
+    return stop;
   }
 
   private take(s: string): void {
-    if (s.length === 0) return;
-    if (this.asString) this.out.args(this.tool, this.writer.write(s));
-    else this.raw += s;
-  }
-
-  private finishValue(): void {
-    if (this.asString) this.out.args(this.tool, this.writer.end() + '"');
-    this.ended = true;
+    if (this.mode === ValueMode.Stream) this.out.args(this.tool, this.args.stringChunk(s));
+    else if (this.mode === ValueMode.Buffer && !this.overflow) {
+      if (this.raw.length + s.length <= this.rawLimit) this.raw += s;
+      else {
+        // An oversized typed value is dropped rather than buffered.
+        this.overflow = true;
+        this.raw = '';
+      }
+    }
   }
 }
