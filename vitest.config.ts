@@ -10,6 +10,9 @@ export default defineConfig({
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
           testTimeout: 20_000,
+          // vitest's default leaves a core idle (cores - 1): one worker on a 2-core machine.
+          maxWorkers: 2,
+          isolate: false,
         },
       },
       {
@@ -22,7 +25,7 @@ export default defineConfig({
           hookTimeout: 180_000,
           // e2e files spawn processes and bind sockets; two at a time fits a 2-core box.
           maxWorkers: 2,
-          sequence: { groupOrder: 1 },
+          isolate: false,
         },
       },
     ],
