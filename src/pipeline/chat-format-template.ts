@@ -60,7 +60,8 @@ export async function templateFormat(
     promptIds,
     decide(runtime) {
       // Only one constraint reaches the engine (§10.1): vLLM takes the forced tool call, TokenSpeed
-      // the response format. A dropped tool constraint means the output is not read as tool calls.
+      // the response format. When the tool constraint is dropped, the output is not read as the
+      // forced call's JSON; the model's own tool parser still reads it, as for tool_choice auto.
       const toolWins = toolConstraint !== null && (runtime !== 'tokenspeed' || req.structured === null);
       const forcedTool = toolWins ? toolConstraint : null;
       const stages = outputStages(services, req, ctx, tools, forcedTool, forcedTool !== null || req.structured !== null);
