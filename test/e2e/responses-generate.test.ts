@@ -58,6 +58,25 @@ describe.each(BACKENDS)('Responses and /generate over %s (e2e)', (backend) => {
     }
   });
 
+  it('a reply cut off by max_output_tokens is incomplete (reason max_output_tokens), as JSON and as a stream', async () => {
+    const input = 'What is the capital of France?';
+    const r = await rig.openai.responses.create({ model: rig.model, input, max_output_tokens: 3 });
+    expect(r.status).toBe('incomplete');
+    expect(r.incomplete_details).toEqual({ reason: 'max_output_tokens' });
+    expect(r.usage?.output_tokens).toBe(3);
+    expect(r.output[0]).toMatchObject({ type: 'message', status: 'incomplete' });
+    expect(REPLY_PLAIN.startsWith(r.output_text)).toBe(true);
+
+    const stream = rig.openai.responses.stream({ model: rig.model, input, max_output_tokens: 3 });
+    const types: string[] = [];
+    for await (const ev of stream) types.push(ev.type);
+    const final = await stream.finalResponse();
+    expect(types.at(-1)).toBe('response.incomplete');
+    expect(types).not.toContain('response.completed');
+    expect(final.status).toBe('incomplete');
+    expect(final.output_text).toBe(r.output_text);
+  });
+
   it('a function_call + function_call_output round trip is templated into the prompt', async () => {
     const r = await rig.openai.responses.create({
       model: rig.model,

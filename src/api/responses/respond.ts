@@ -3,15 +3,17 @@
  * streaming events, each `event: <type>` + `data: <json>` with a growing `sequence_number`):
  * response.created → response.in_progress → per output item output_item.added → (content_part.added
  * → output_text.delta… / reasoning_text.delta… → .done → content_part.done | function_call_arguments
- * .delta… → .done) → output_item.done → response.completed. A failure after the stream started is
+ * .delta… → .done) → output_item.done → response.completed (response.incomplete when the token
+ * limit cut it off). A failure after the stream started is
  * an `error` event followed by response.failed.
  */
 import type { Collected } from '../../pipeline/collect.js';
 import { streamErrorText } from '../../pipeline/errors.js';
-import type { GenEvent } from '../../pipeline/events.js';
+import type { FinishKind, GenEvent } from '../../pipeline/events.js';
 import type { SseEncoder } from '../sse.js';
 import {
   type ResponseMeta,
+  finishedMessageStatus,
   functionCallItem,
   functionCallItemId,
   messageItem,
@@ -60,7 +62,8 @@ export function responseSse(meta: ResponseMeta): SseEncoder {
     return frame('response.created', { response }) + frame('response.in_progress', { response });
   };
 
-  const close = (): string => {
+  /** Closes the open item; `finish` is the request's once it has ended (null before). */
+  const close = (finish: FinishKind | null = null): string => {
     const it = open;
     if (!it) return '';
     open = null;
@@ -78,7 +81,7 @@ export function responseSse(meta: ResponseMeta): SseEncoder {
       }
       case 'message': {
         const item_id = messageItemId(meta);
-        const done = messageItem(meta, it.text, 'completed');
+        const done = messageItem(meta, it.text, finishedMessageStatus(finish));
         items[output_index] = done;
         return (
           frame('response.output_text.done', { item_id, output_index, content_index: 0, text: it.text, logprobs: [] }) +
@@ -147,9 +150,11 @@ export function responseSse(meta: ResponseMeta): SseEncoder {
           return out + frame('response.function_call_arguments.delta', { item_id: functionCallItemId(it.callId), output_index: it.index, delta: ev.text });
         }
         case 'end': {
-          out += close();
+          out += close(ev.finishReason);
           const usage = usageOf(ev.promptTokens, ev.completionTokens, ev.cachedTokens);
-          return out + frame('response.completed', { response: responseObject(meta, responseStatus(ev.finishReason), items, usage) });
+          const status = responseStatus(ev.finishReason);
+          const type = status === 'incomplete' ? 'response.incomplete' : 'response.completed';
+          return out + frame(type, { response: responseObject(meta, status, items, usage) });
         }
       }
     },

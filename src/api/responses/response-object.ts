@@ -17,7 +17,8 @@ export interface ResponseMeta {
   echo: ResponseEcho;
 }
 
-export type ResponseStatus = 'in_progress' | 'completed' | 'failed';
+export type ResponseStatus = 'in_progress' | 'completed' | 'incomplete' | 'failed';
+export type MessageStatus = 'in_progress' | 'completed' | 'incomplete';
 
 export interface ResponseUsage {
   input_tokens: number;
@@ -32,11 +33,19 @@ export const messageItemId = (meta: ResponseMeta) => `msg_${meta.chatId}`;
 /** A function_call item's own id; `call_id` is the tool-call id the model's next turn refers to. */
 export const functionCallItemId = (callId: string) => `fc_${callId.replace(/^call_/, '')}`;
 
-/** SMG's statuses: tool calls leave the response `in_progress` (the caller must answer them). */
+/**
+ * SMG's statuses: tool calls leave the response `in_progress` (the caller must answer them). A
+ * length stop is `incomplete` with reason `max_output_tokens`, as OpenAI's API reference gives it
+ * (the response object's `status` / `incomplete_details`, and the `response.incomplete` event).
+ */
 export function responseStatus(finish: FinishKind | null): ResponseStatus {
   if (finish === 'tool_calls') return 'in_progress';
+  if (finish === 'length') return 'incomplete';
   return 'completed';
 }
+
+/** A finished message item's status: cut off by the token limit, or complete. */
+export const finishedMessageStatus = (finish: FinishKind | null): MessageStatus => (finish === 'length' ? 'incomplete' : 'completed');
 
 export function usageOf(prompt: number, completion: number, cached: number): ResponseUsage {
   return {
@@ -52,7 +61,7 @@ export function reasoningItem(meta: ResponseMeta, text: string): Record<string, 
   return { id: reasoningItemId(meta), type: 'reasoning', summary: [], content: [{ type: 'reasoning_text', text }] };
 }
 
-export function messageItem(meta: ResponseMeta, text: string, status: 'in_progress' | 'completed'): Record<string, unknown> {
+export function messageItem(meta: ResponseMeta, text: string, status: MessageStatus): Record<string, unknown> {
   const content = status === 'in_progress' ? [] : [outputTextPart(text)];
   return { id: messageItemId(meta), type: 'message', status, role: 'assistant', content };
 }
@@ -69,7 +78,7 @@ export function functionCallItem(callId: string, name: string, args: string): Re
 export function outputItems(meta: ResponseMeta, c: CollectedChoice): Record<string, unknown>[] {
   const items: Record<string, unknown>[] = [];
   if (c.reasoning) items.push(reasoningItem(meta, c.reasoning));
-  if (c.text.trim().length > 0) items.push(messageItem(meta, c.text, 'completed'));
+  if (c.text.trim().length > 0) items.push(messageItem(meta, c.text, finishedMessageStatus(c.finish)));
   for (const t of c.toolCalls) items.push(functionCallItem(t.id, t.name, t.arguments));
   return items;
 }
@@ -88,7 +97,7 @@ export function responseObject(
     created_at: meta.created,
     status,
     error,
-    incomplete_details: null,
+    incomplete_details: status === 'incomplete' ? { reason: 'max_output_tokens' } : null,
     instructions: e.instructions,
     max_output_tokens: e.maxOutputTokens,
     model: meta.model,
