@@ -46,7 +46,9 @@ export async function harmonyFormat(req: ChatGenerationRequest, ctx: ModelContex
   const promptIds = await encodePromptText({ tokenizer: ctx.tokenizer, pool: ctx.prompts ?? null }, text);
   const stopIds = harmonyStopTokenIds(ctx.tokenizer);
   const toolNames = callableToolNames(functionTools);
-  const parserOptions = () => ({ toolNames, finalStops: req.stop.length > 0 ? new StopStringMatcher(req.stop, { includeStop: req.keepStop }) : null });
+  // A matched stop string stays in the answer as its suffix, whatever no_stop_trim says: SMG's
+  // Harmony path keeps it (request-pipeline §11.6, harmony/stops.ts).
+  const parserOptions = () => ({ toolNames, finalStops: req.stop.length > 0 ? new StopStringMatcher(req.stop, { includeStop: true }) : null });
   const output: OutputPlan = {
     createParser() {
       const opts = parserOptions();

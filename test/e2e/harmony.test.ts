@@ -69,6 +69,15 @@ describe.each(BACKENDS)('gpt-oss / Harmony over %s (e2e)', (backend) => {
     expect(content).toBe('The capital of France is Paris.');
   });
 
+  it('a stop string ends the answer on the final channel and stays as its suffix (not in the reasoning)', async () => {
+    // "France" is in the analysis text too; only the final channel is matched (§11.6).
+    const r = await rig.openai.chat.completions.create({ model: rig.model, messages: [{ role: 'user', content: 'What is the capital of France?' }], stop: ['France'] });
+    const msg = r.choices[0].message as Message;
+    expect(msg.reasoning_content).toBe('The user asks for the capital of France.');
+    expect(msg.content).toBe('The capital of France');
+    expect(r.choices[0].finish_reason).toBe('stop');
+  });
+
   it('a call on commentary to=functions.NAME is a tool call with JSON arguments, finish tool_calls', async () => {
     const r = await rig.openai.chat.completions.create({ model: rig.model, messages: [{ role: 'user', content: "What's the weather in Paris?" }], tools: [WEATHER] });
     const msg = r.choices[0].message as Message;
