@@ -281,6 +281,8 @@ describe('error envelopes', () => {
     const unauth = await asAnthropicError(new Response(null, { status: 401 }), 'r');
     expect(unauth.status).toBe(401);
     expect(await unauth.json()).toEqual({ type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' }, request_id: 'r' });
+    // The SMG code goes in the header, as on the OpenAI paths.
+    expect(unauth.headers.get('x-smg-error-code')).toBe('invalid_api_key');
     const tooBig = await asAnthropicError(new Response('Failed to buffer the request body: length limit exceeded', { status: 413 }), 'r');
     expect(await tooBig.json()).toMatchObject({ error: { type: 'request_too_large', message: 'Failed to buffer the request body: length limit exceeded' } });
     const busy = await asAnthropicError(

@@ -4,6 +4,7 @@
  * pipeline failures, for failures after the stream started (request-pipeline §2.2(6)), and for
  * the gateway's own refusals on the Messages paths (auth, body size, concurrency, draining).
  */
+import { codeForStatus } from '../status-code.js';
 import { STATUS_CODES } from 'node:http';
 import type { PipelineError } from '../../pipeline/errors.js';
 
@@ -90,6 +91,8 @@ export async function asAnthropicError(res: Response, requestId: string): Promis
   const headers = new Headers(res.headers);
   headers.delete('content-length');
   headers.set('content-type', 'application/json');
+  // The SMG code travels only in this header here (Anthropic's envelope has no `code`).
+  if (!headers.has('X-SMG-Error-Code')) headers.set('X-SMG-Error-Code', codeForStatus(res.status));
   return new Response(JSON.stringify(anthropicErrorBody(res.status, messageOf(text, res.status), requestId)), {
     status: res.status,
     headers,

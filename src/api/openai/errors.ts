@@ -13,6 +13,7 @@
  *
  * SMG's message texts are kept as they are (request-pipeline §2.2, §3.1.3).
  */
+import { codeForStatus } from '../status-code.js';
 import { STATUS_CODES } from 'node:http';
 import type { PipelineError } from '../../pipeline/errors.js';
 
@@ -80,20 +81,7 @@ export function sseErrorFrame(message: string, code = 'stream_error'): string {
   return JSON.stringify(openaiEnvelope(500, code, message));
 }
 
-/** The code of a response whose status is all we know (a body-less 401, a plain-text 503). */
-function codeForStatus(status: number): string {
-  switch (status) {
-    case 401:
-      return 'invalid_api_key';
-    case 404:
-      return 'not_found';
-    case 413:
-      return 'request_too_large';
-    default:
-      return (STATUS_CODES[status] ?? 'error').toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, '');
-  }
-}
-
+/** Messages for error responses that arrive without one (a body-less 401). */
 const DEFAULT_MESSAGES: Record<number, string> = {
   401: 'Missing or invalid API key: send it as `Authorization: Bearer <key>` or `x-api-key: <key>`',
 };
