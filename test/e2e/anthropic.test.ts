@@ -186,7 +186,8 @@ describe.each(BACKENDS)('Messages over $name', (backend) => {
     const r = await client.messages.create({ ...ROUND_TRIP, model: served.model, rid } as Anthropic.MessageCreateParamsNonStreaming);
     expect(r.usage.input_tokens).toBe(expected);
     expect(await enginePrompt(served, rid)).toBe(expected);
-    // Tools present with tool_choice auto: no tool-call parser is wired yet, so the text comes back as text.
+    // Tools present with tool_choice auto: the scripted reply has no tool-call markup, so it comes back as text
+    // (anthropic-parsed.test.ts covers a reply with a call in it).
     expect(r.content).toEqual([{ type: 'text', text: backend.script }]);
     expect(r.stop_reason).toBe('end_turn');
   });
