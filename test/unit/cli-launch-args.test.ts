@@ -130,8 +130,12 @@ describe('runLaunch exit codes', () => {
       const signals = new EventEmitter();
       const log = sink();
       const running = runLaunch(args, { stdout: log.stream, signals });
-      for (let i = 0; i < 100 && !log.text().includes('Gateway listening'); i++) await new Promise((r) => setTimeout(r, 20));
-      const live = await fetch(`http://127.0.0.1:${port}/liveness`);
+      // A generous ceiling: on a busy machine the listener can take seconds to come up.
+      const deadline = Date.now() + 30_000;
+      while (!log.text().includes('Gateway listening') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      // A connection of its own: a pooled keep-alive socket to the previous gateway on this port
+      // would be reused and fail with "other side closed".
+      const live = await fetch(`http://127.0.0.1:${port}/liveness`, { headers: { connection: 'close' } });
       expect(await live.text()).toBe('OK');
       signals.emit(sig);
       expect(await running).toBe(code);
