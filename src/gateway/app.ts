@@ -3,12 +3,12 @@
  * `app.request()`; `startGateway` serves the same app. The metrics app is separate (own port).
  */
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import type { GatewayContext } from './context.js';
 import { gatewayError } from './errors.js';
 import { apiKeyAuth } from './middleware/auth.js';
 import { concurrencyLimit } from './middleware/concurrency.js';
 import { drainGate } from './middleware/drain-gate.js';
+import { bodyLimit } from './middleware/body-limit.js';
 import type { AppEnv } from './middleware/env.js';
 import { httpAccounting } from './middleware/http-metrics.js';
 import { requestId } from './middleware/request-id.js';
@@ -60,10 +60,7 @@ export function buildApp(ctx: GatewayContext): Hono<AppEnv> {
   app.use('*', drainGate(ctx));
   app.use(
     '*',
-    bodyLimit({
-      maxSize: cfg.maxBodyBytes,
-      onError: () => gatewayError(413, 'request_too_large', 'Failed to buffer the request body: length limit exceeded'),
-    }),
+    bodyLimit(cfg.maxBodyBytes, () => gatewayError(413, 'request_too_large', 'Failed to buffer the request body: length limit exceeded')),
   );
   const auth = apiKeyAuth(cfg.apiKey);
   for (const p of GUARDED) app.use(p, auth);

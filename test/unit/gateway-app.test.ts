@@ -144,6 +144,15 @@ describe('routes', () => {
     }
   });
 
+  it('a Content-Length above the cap is refused before any byte is read; one within it passes', async () => {
+    const { app } = setup({ maxBodyBytes: 1024 });
+    const big = await app.request('/v1/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': '4096' }, body: 'x'.repeat(4096) });
+    expect(big.status).toBe(413);
+    expect(big.headers.get('x-smg-error-code')).toBe('request_too_large');
+    const small = await app.request('/v1/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': '2' }, body: '{}' });
+    expect(small.status).toBe(501);
+  });
+
   it('inference routes answer 501 until a pipeline is plugged in', async () => {
     const { app } = setup();
     const res = await app.request('/v1/chat/completions', { method: 'POST', body: '{}' });
