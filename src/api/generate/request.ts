@@ -53,13 +53,14 @@ export function parseGenerateRequest(raw: unknown, model: string): GenerateReque
     throw invalid('token_ids_logprob: prompt logprobs are not supported over the ZMQ backend', 'token_ids_logprob');
   }
   return {
+    // Sampling fields last, so V8 builds a fast object (openai/chat-request.ts says why).
     completion: {
-      ...sampling,
       model,
       prompts: [prompt],
       echo: false,
       suffix: undefined,
       logprobs: returnLogprob ? topLogprobsNum : undefined,
+      ...sampling,
     },
     returnLogprob,
   };

@@ -21,13 +21,14 @@ export function parseCompletionRequest(raw: unknown): CompletionRequest {
   }
   // Accepted and not acted on, but type-checked like chat's.
   optString(body, 'user');
+  // Sampling fields last, so V8 builds a fast object (chat-request.ts says why).
   return {
-    ...sampling,
     model,
     prompts,
     echo: optBool(body, 'echo') ?? false,
     suffix: optString(body, 'suffix'),
     logprobs: optNumber(body, 'logprobs', { min: 0, max: 5, integer: true }),
+    ...sampling,
   };
 }
 
