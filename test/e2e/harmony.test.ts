@@ -116,6 +116,23 @@ describe.each(BACKENDS)('gpt-oss / Harmony over %s (e2e)', (backend) => {
     expect((err as Error).message).toContain('ignore_eos is not supported for Harmony');
   });
 
+  it('structured output and a forced tool choice are 400s that name the field (a grammar would forbid the channel tokens)', async () => {
+    const refused = (body: Record<string, unknown>) =>
+      rig.openai.chat.completions.create({ model: rig.model, messages: [{ role: 'user', content: 'hi' }], ...body } as never).then(
+        () => null,
+        (e: unknown) => e as InstanceType<typeof OpenAI.BadRequestError>,
+      );
+    for (const [body, param] of [
+      [{ response_format: { type: 'json_object' } }, 'response_format'],
+      [{ tools: [WEATHER], tool_choice: 'required' }, 'tool_choice'],
+    ] as const) {
+      const err = await refused(body);
+      expect(err).toBeInstanceOf(OpenAI.BadRequestError);
+      expect(err?.message).toContain('structured outputs and forced tool choices are not supported for Harmony (gpt-oss) models');
+      expect(err?.param).toBe(param);
+    }
+  });
+
   it('Responses: analysis becomes a reasoning item, final the message', async () => {
     const r = await rig.openai.responses.create({ model: rig.model, input: 'What is the capital of France?' });
     expect(r.output.map((o) => o.type)).toEqual(['reasoning', 'message']);
