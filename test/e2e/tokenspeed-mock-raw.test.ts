@@ -286,6 +286,10 @@ describe('TokenSpeed mock engine on the raw wire', () => {
     expect((await zero.engine.exited).code).toBe(1);
 
     const term = await start();
+    // One request through first, so the engine's output socket is known to be connected: a
+    // sentinel sent before the connect completes would wait in the socket's queue.
+    await term.fe.send(0, add('t', { maxNewTokens: 2 }));
+    await term.fe.untilDone('t');
     term.engine.child.kill('SIGTERM');
     expect((await term.fe.next())[0].toString()).toBe('ENGINE_CORE_DEAD');
     expect((await term.engine.exited).code).toBe(0);

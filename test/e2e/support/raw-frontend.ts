@@ -10,6 +10,8 @@ import { Pull, Router } from 'zeromq';
 import { engineIdFor } from '../../../src/engine/engine-id.js';
 import { encodeInit } from '../../../src/engine/handshake-messages.js';
 import { decodeMsgpack } from '../../../src/engine/msgpack/reader.js';
+
+const WAIT_CEILING_MS = 60_000;
 import { freeTcpPort, type MockEngineProcess } from '../../../src/mock-engine/spawn.js';
 
 export abstract class RawFrontend {
@@ -68,8 +70,11 @@ export abstract class RawFrontend {
     await this.input.send([engineIdFor(engine), ...frames]);
   }
 
-  /** The next output message (raw frames). */
-  async next(timeoutMs = 5000): Promise<Buffer[]> {
+  /**
+   * The next output message (raw frames). The default is a ceiling, not an expectation: on a busy
+   * 2-core machine an engine process can take seconds to answer.
+   */
+  async next(timeoutMs = WAIT_CEILING_MS): Promise<Buffer[]> {
     const deadline = Date.now() + timeoutMs;
     while (this.inbox.length === 0) {
       const left = deadline - Date.now();
@@ -92,7 +97,7 @@ export abstract class RawFrontend {
   }
 
   /** Decoded messages until `pred` holds for one of them (that one included). */
-  protected async collectUntil<T>(pred: (m: T) => boolean, timeoutMs = 5000): Promise<T[]> {
+  protected async collectUntil<T>(pred: (m: T) => boolean, timeoutMs = WAIT_CEILING_MS): Promise<T[]> {
     const seen: T[] = [];
     const deadline = Date.now() + timeoutMs;
     for (;;) {
