@@ -3,50 +3,16 @@
  * as it should, a kill -9 under a live stream fails that request promptly with the documented
  * error, and a rejected registration shows its exact text in the gateway log.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { handshakePortFor } from '../../src/engine/fnv-port.js';
-import type { MockEngineProcess } from '../../src/mock-engine/spawn.js';
-import { type Gateway, chat, startGateway, startRanks, waitReady } from './support/grouped-rig.js';
-import { TINY_MODEL, waitFor } from './support/proc.js';
+import { chat, startGateway, startRanks, waitReady } from './support/grouped-rig.js';
+import { TINY_MODEL } from './support/proc.js';
+import { type Pair, served, stopTwoWorkers, track, twoWorkers } from './support/two-workers.js';
 
-interface Pair {
-  gw: Gateway;
-  engines: MockEngineProcess[];
-  dir: string;
-}
-
-const running: Pair[] = [];
-
-afterEach(async () => {
-  for (const p of running.splice(0)) {
-    await Promise.all(p.engines.map((e) => e.stop(2000)));
-    await p.gw.stop();
-    await rm(p.dir, { recursive: true, force: true });
-  }
-});
-
-async function twoWorkers(policy: string, engineArgs: string[] = []): Promise<Pair> {
-  const dir = await mkdtemp(join(tmpdir(), 'smg-pol-'));
-  const urls = [`ipc://${dir}/w0`, `ipc://${dir}/w1`];
-  const gw = await startGateway({ startupWorker: false, args: ['--worker-urls', ...urls, '--policy', policy] });
-  const engines = urls.map((u) => startRanks({ port: handshakePortFor(u), size: 1, args: engineArgs }));
-  const pair = { gw, engines, dir };
-  running.push(pair);
-  await waitReady(gw, engines);
-  await waitFor('both workers ready', async () => {
-    const body = (await (await fetch(`${gw.base}/workers`)).json()) as { workers: { status: string }[] };
-    return body.workers.filter((w) => w.status === 'ready').length === 2 ? true : undefined;
-  });
-  return pair;
-}
-
-/** Requests each engine process received so far (its `request added` log lines). */
-function served(p: Pair): number[] {
-  return p.engines.map((e) => e.lines.filter((l) => l.includes('request added')).length);
-}
+afterEach(stopTwoWorkers);
 
 async function sequential(p: Pair, n: number, content = 'hello'): Promise<void> {
   for (let i = 0; i < n; i++) await chat(p.gw, content, 2);
@@ -54,13 +20,13 @@ async function sequential(p: Pair, n: number, content = 'hello'): Promise<void> 
 
 describe('routing policies over two ZMQ workers', () => {
   it('round_robin alternates', async () => {
-    const p = await twoWorkers('round_robin');
+    const p = await twoWorkers(['--policy', 'round_robin']);
     await sequential(p, 6);
     expect(served(p)).toEqual([3, 3]);
   });
 
   it('random uses both workers', async () => {
-    const p = await twoWorkers('random');
+    const p = await twoWorkers(['--policy', 'random']);
     await sequential(p, 24);
     const [a, b] = served(p);
     expect(a + b).toBe(24);
@@ -68,7 +34,7 @@ describe('routing policies over two ZMQ workers', () => {
   });
 
   it('power_of_two spreads a concurrent burst by load', async () => {
-    const p = await twoWorkers('power_of_two', ['--mock-token-delay-ms', '20']);
+    const p = await twoWorkers(['--policy', 'power_of_two'], ['--mock-token-delay-ms', '20']);
     await Promise.all(Array.from({ length: 8 }, (_, i) => chat(p.gw, `burst ${i}`, 10)));
     const [a, b] = served(p);
     expect(a + b).toBe(8);
@@ -76,7 +42,7 @@ describe('routing policies over two ZMQ workers', () => {
   });
 
   it('cache_aware keeps a repeated prompt on the worker that has its prefix', async () => {
-    const p = await twoWorkers('cache_aware');
+    const p = await twoWorkers(['--policy', 'cache_aware']);
     const long = 'The same long system prompt that every request of this conversation shares. '.repeat(8);
     await sequential(p, 6, long);
     const counts = served(p);
@@ -87,7 +53,7 @@ describe('routing policies over two ZMQ workers', () => {
   });
 
   it('passthrough sends everything to one worker', async () => {
-    const p = await twoWorkers('passthrough');
+    const p = await twoWorkers(['--policy', 'passthrough']);
     await sequential(p, 5);
     expect(Math.max(...served(p))).toBe(5);
   });
@@ -98,7 +64,7 @@ describe('engine death and registration errors seen from the gateway', () => {
     const dir = await mkdtemp(join(tmpdir(), 'smg-k9-'));
     const gw = await startGateway({ startupWorker: false, args: ['--worker-urls', `ipc://${dir}/w0`] });
     const engine = startRanks({ port: handshakePortFor(`ipc://${dir}/w0`), size: 1, args: ['--mock-token-delay-ms', '50'] });
-    running.push({ gw, engines: [engine], dir });
+    track({ gw, engines: [engine], dir });
     await waitReady(gw, [engine]);
 
     const res = await fetch(`${gw.base}/v1/chat/completions`, {
@@ -128,7 +94,7 @@ describe('engine death and registration errors seen from the gateway', () => {
   it('logs a rejected registration with its exact text', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'smg-rej-'));
     const gw = await startGateway({ startupWorker: false });
-    running.push({ gw, engines: [], dir });
+    track({ gw, engines: [], dir });
     const url = `ipc://${dir}/sg`;
     const res = await fetch(`${gw.base}/workers`, {
       method: 'POST',

@@ -4,49 +4,11 @@
  * by index (an index outside the fleet is a 503), and prefix_hash keeps a shared prompt head on
  * one worker.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { handshakePortFor } from '../../src/engine/fnv-port.js';
-import type { MockEngineProcess } from '../../src/mock-engine/spawn.js';
-import { type Gateway, startGateway, startRanks, waitReady } from './support/grouped-rig.js';
-import { TINY_MODEL, waitFor } from './support/proc.js';
+import { TINY_MODEL } from './support/proc.js';
+import { type Pair, served, stopTwoWorkers, twoWorkers } from './support/two-workers.js';
 
-interface Pair {
-  gw: Gateway;
-  engines: MockEngineProcess[];
-  dir: string;
-}
-
-const running: Pair[] = [];
-
-afterEach(async () => {
-  for (const p of running.splice(0)) {
-    await Promise.all(p.engines.map((e) => e.stop(2000)));
-    await p.gw.stop();
-    await rm(p.dir, { recursive: true, force: true });
-  }
-});
-
-async function twoWorkers(args: string[]): Promise<Pair> {
-  const dir = await mkdtemp(join(tmpdir(), 'smg-oppol-'));
-  const urls = [`ipc://${dir}/w0`, `ipc://${dir}/w1`];
-  const gw = await startGateway({ startupWorker: false, args: ['--worker-urls', ...urls, ...args] });
-  const engines = urls.map((u) => startRanks({ port: handshakePortFor(u), size: 1 }));
-  const pair = { gw, engines, dir };
-  running.push(pair);
-  await waitReady(gw, engines);
-  await waitFor('both workers ready', async () => {
-    const body = (await (await fetch(`${gw.base}/workers`)).json()) as { workers: { status: string }[] };
-    return body.workers.filter((w) => w.status === 'ready').length === 2 ? true : undefined;
-  });
-  return pair;
-}
-
-function served(p: Pair): number[] {
-  return p.engines.map((e) => e.lines.filter((l) => l.includes('request added')).length);
-}
+afterEach(stopTwoWorkers);
 
 async function chat(p: Pair, content: string, headers: Record<string, string> = {}): Promise<number> {
   const res = await fetch(`${p.gw.base}/v1/chat/completions`, {
@@ -78,10 +40,7 @@ describe('header-routed policies over two ZMQ workers', () => {
     }
     // min_group puts the second key on the other worker; each key stays where it started.
     expect(served(m)).toEqual([4, 4]);
-    await Promise.all(m.engines.map((e) => e.stop(2000)));
-    await m.gw.stop();
-    running.splice(running.indexOf(m), 1);
-    await rm(m.dir, { recursive: true, force: true });
+    await stopTwoWorkers();
 
     const ph = await twoWorkers(['--policy', 'prefix_hash', '--prefix-token-count', '16']);
     const head = 'A long shared system preamble that both prompts begin with. ';
