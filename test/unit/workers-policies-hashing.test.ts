@@ -5,22 +5,9 @@
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/util/logger.js';
 import { createPolicy, NO_HINTS, RoutingError, routingHintsFrom, type RoutingHints } from '../../src/workers/policies/index.js';
-import type { RoutableWorker } from '../../src/workers/policies/policy.js';
 import { defaultPolicyOptions, type PolicyName, type PolicyOptions } from '../../src/workers/types.js';
 import { captureLogger } from '../support/log-capture.js';
-
-class W implements RoutableWorker {
-  constructor(
-    readonly id: string,
-    public load = 0,
-  ) {}
-  get url() {
-    return `ipc:///tmp/${this.id}`;
-  }
-  loadScore() {
-    return this.load;
-  }
-}
+import { W } from '../support/routable-worker.js';
 
 function policy(name: PolicyName, over: Partial<PolicyOptions> = {}, env: { random?: () => number; now?: () => number } = {}) {
   return createPolicy(name, {

@@ -2,24 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/util/logger.js';
 import { createPolicy } from '../../src/workers/policies/index.js';
 import { blockChain } from '../../src/workers/policies/prefix-index.js';
-import type { RoutableWorker } from '../../src/workers/policies/policy.js';
 import { WorkerSelector } from '../../src/workers/selector.js';
 import { captureLogger } from '../support/log-capture.js';
+import { W } from '../support/routable-worker.js';
 import type { PolicyName } from '../../src/workers/types.js';
 import type { Worker } from '../../src/workers/worker.js';
-
-class W implements RoutableWorker {
-  constructor(
-    readonly id: string,
-    public load = 0,
-  ) {}
-  get url() {
-    return `ipc:///tmp/${this.id}`;
-  }
-  loadScore() {
-    return this.load;
-  }
-}
 
 /** A deterministic sequence for `random`. */
 function seq(...values: number[]) {
