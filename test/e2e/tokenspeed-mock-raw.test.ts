@@ -280,14 +280,17 @@ describe('TokenSpeed mock engine on the raw wire', () => {
     }
     expect((await dead.engine.exited).code).toBe(1);
 
+    // As below: one request through first, so the sentinel has a connected socket to go out on.
     const zero = await start();
+    await zero.fe.send(0, add('z0', { maxNewTokens: 2 }));
+    await zero.fe.untilDone('z0');
     await zero.fe.send(0, add('z', { streamInterval: 0 }));
     expect((await zero.fe.next())[0].toString()).toBe('ENGINE_CORE_DEAD');
     expect((await zero.engine.exited).code).toBe(1);
 
     const term = await start();
     // One request through first, so the engine's output socket is known to be connected: a
-    // sentinel sent before the connect completes would wait in the socket's queue.
+    // sentinel queued while the connect is still under way is lost when the process exits.
     await term.fe.send(0, add('t', { maxNewTokens: 2 }));
     await term.fe.untilDone('t');
     term.engine.child.kill('SIGTERM');
