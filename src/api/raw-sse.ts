@@ -1,12 +1,14 @@
 /**
  * A streaming answer written straight to the Node response: each event is encoded and written as
  * it is produced, synchronously, from the engine output that caused it. Writes are corked until
- * the event loop's check phase (setImmediate), so every engine message already waiting on the
- * socket is handled first and a stream's frames from all of them leave in one write: when the
- * engine runs ahead, many tokens cost one syscall per stream instead of one per token. When a socket's buffer is full, frames are kept in one string until it
- * drains: the engine is never slowed down (as in SMG), and a slow client costs memory, not CPU.
+ * flush-scheduler.ts uncorks them (normally in the same turn's check phase), so every engine
+ * message already read is handled first and a stream's frames from all of them leave in one
+ * write: when the engine runs ahead, many tokens cost one syscall per stream instead of one per
+ * token. When a socket's buffer is full, frames are kept in one string until it drains: the engine
+ * is never slowed down (as in SMG), and a slow client costs memory, not CPU.
  */
 import type { GenEvent, GenerationSink } from '../pipeline/events.js';
+import { type Corked, scheduleFlush } from './flush-scheduler.js';
 import { SSE_HEADERS, type SseEncoder } from './sse.js';
 import type { RawResponse } from './types.js';
 
@@ -23,15 +25,12 @@ export interface RawSseOptions {
   onClose: () => void;
 }
 
-export class RawSseWriter implements GenerationSink {
+export class RawSseWriter implements GenerationSink, Corked {
+  corkedAt = 0;
   private corked = false;
   private blocked = false;
   private backlog = '';
   private finished = false;
-  private readonly uncork = () => {
-    this.corked = false;
-    this.raw.uncork();
-  };
 
   constructor(
     private readonly raw: RawResponse,
@@ -95,10 +94,16 @@ export class RawSseWriter implements GenerationSink {
     }
     if (!this.corked) {
       this.corked = true;
+      this.corkedAt = performance.now();
       this.raw.cork();
-      setImmediate(this.uncork);
+      scheduleFlush(this);
     }
     if (!this.raw.write(frames)) this.blocked = true;
+  }
+
+  flush(): void {
+    this.corked = false;
+    this.raw.uncork();
   }
 
   private close(frames: string): void {

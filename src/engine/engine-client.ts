@@ -31,6 +31,7 @@ import { RankTable } from './rank-table.js';
 import { runtimeMismatch } from './runtime-check.js';
 import { IdTable } from './id-table.js';
 import { EngineRequestStream } from './request-stream.js';
+import { READ_SLICE_MS, readerCaughtUp, yieldSpentSlice } from './read-pressure.js';
 import { SendQueue } from './send-queue.js';
 import type { Dialect, EngineRequest, InputFrames, OutputEvent, Registration, RuntimeType } from './types.js';
 import { WaveClock } from './wave-clock.js';
@@ -273,8 +274,12 @@ export class EngineClient implements EngineClientApi {
 
   private async readLoop(): Promise<void> {
     const out = this.output;
+    let sliceEnd = performance.now() + READ_SLICE_MS;
     for (;;) {
       let frames: Buffer[];
+      // Only a run of messages that were all queued counts against the slice (read-pressure.ts).
+      const waits = !out.readable;
+      if (waits) readerCaughtUp();
       try {
         frames = await out.receive();
       } catch (err) {
@@ -283,8 +288,13 @@ export class EngineClient implements EngineClientApi {
         else this.die(new EngineDeathError('transport', `transport error: ${errText(err)}`, 'transport'), 'engine output socket failed');
         return;
       }
+      if (waits) sliceEnd = performance.now() + READ_SLICE_MS;
       this.onMessage(frames);
       if (!this.live) return;
+      if (performance.now() >= sliceEnd) {
+        sliceEnd = await yieldSpentSlice();
+        if (!this.live) return;
+      }
     }
   }
 

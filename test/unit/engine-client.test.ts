@@ -109,6 +109,31 @@ describe('engine client: requests', () => {
     expect(g.client.ranks()).toEqual([{ rank: 0, inFlight: 0, load: { numRunning: 0, numWaiting: 0, kvCacheUsage: 0.3 } }]);
   });
 
+  it('gives the event loop a turn every few ms while it drains a backlog of queued outputs', async () => {
+    const g = await connectGroup([0]);
+    const s = g.client.submit(sampleRequest('bk'));
+    const N = 400;
+    let consumed = 0;
+    let consumedWhenTimerRan = -1;
+    const done = (async () => {
+      for await (const c of s) {
+        consumed += c.newTokenIds.length;
+        // A slow consumer (50 µs per token): the engine's messages pile up on the socket.
+        const until = performance.now() + 0.05;
+        while (performance.now() < until) {
+          /* busy */
+        }
+      }
+    })();
+    for (let i = 0; i < N; i++) await g.engines[0].emit(batch(0, [['bk', [i], i === N - 1 ? 'length' : null]]));
+    setTimeout(() => (consumedWhenTimerRan = consumed), 0);
+    await done;
+    expect(consumed).toBe(N);
+    // Draining all 400 (≥ 20 ms) in one go would run the timer only at the end.
+    expect(consumedWhenTimerRan).toBeGreaterThanOrEqual(0);
+    expect(consumedWhenTimerRan).toBeLessThan(N / 2);
+  });
+
   it('admission: duplicate live id, closed client; close fails in-flight and removes socket files', async () => {
     const g = await connectGroup([0]);
     const s = g.client.submit(sampleRequest('dup'));

@@ -1,0 +1,61 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { describe, expect, it } from 'vitest';
+import { type Corked, scheduleFlush } from '../../src/api/flush-scheduler.js';
+import { readerCaughtUp, yieldSpentSlice } from '../../src/engine/read-pressure.js';
+
+function corked(log: string[], name: string, costMs = 0): Corked {
+  return {
+    corkedAt: performance.now(),
+    flush() {
+      const until = performance.now() + costMs;
+      while (performance.now() < until) {
+        /* a slow socket write */
+      }
+      log.push(name);
+    },
+  };
+}
+
+describe('SSE flush scheduler', () => {
+  it('writes every corked stream in the turn it was corked when no engine reader is behind', async () => {
+    const log: string[] = [];
+    scheduleFlush(corked(log, 'a'));
+    scheduleFlush(corked(log, 'b'));
+    expect(log).toEqual([]);
+    await nextTurn();
+    expect(log).toEqual(['a', 'b']);
+  });
+
+  it('spreads slow writes over several turns, in order, so one turn stays short', async () => {
+    const log: string[] = [];
+    for (let i = 0; i < 40; i++) scheduleFlush(corked(log, String(i), 0.5));
+    await nextTurn();
+    // 2 ms per turn and a clock read every 8 writes: 8 writes of 0.5 ms, then the rest waits.
+    expect(log.length).toBeGreaterThan(0);
+    expect(log.length).toBeLessThan(40);
+    while (log.length < 40) await nextTurn();
+    expect(log).toEqual(Array.from({ length: 40 }, (_, i) => String(i)));
+  });
+
+  it('holds streams while a reader is behind and writes them once it catches up', async () => {
+    const log: string[] = [];
+    const turn = yieldSpentSlice(); // a reader ran out of its slice with messages still queued
+    scheduleFlush(corked(log, 'held'));
+    await turn;
+    await nextTurn();
+    expect(log).toEqual([]);
+    readerCaughtUp();
+    await nextTurn();
+    expect(log).toEqual(['held']);
+  });
+
+  it('writes a held stream when its hold time is up even if the reader stays behind', async () => {
+    const log: string[] = [];
+    const start = performance.now();
+    scheduleFlush(corked(log, 'held'));
+    // Keep the reader "behind" by yielding spent slices until the stream goes out.
+    while (log.length === 0) await yieldSpentSlice();
+    expect(performance.now() - start).toBeGreaterThanOrEqual(15);
+    readerCaughtUp();
+  });
+});
