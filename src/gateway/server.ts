@@ -8,6 +8,7 @@ import { isIP } from 'node:net';
 import { type HttpBindings, createAdaptorServer } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { closePromptPools } from '../pipeline/prompt-pool/pool.js';
+import { fairTurn } from '../util/fair-turn.js';
 import { buildApp, buildMetricsApp, buildProbeApp } from './app.js';
 import type { GatewayConfig } from './config.js';
 import { createGatewayContext, type ContextOptions, type GatewayContext } from './context.js';
@@ -37,7 +38,14 @@ const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
 function listen(fetch: FetchFn, host: string, port: number): Promise<Server> {
   // The Node request/response go on as the app's bindings, so streams can write to the socket.
-  const server = createAdaptorServer({ fetch: (req, env) => fetch(req, env as HttpBindings) }) as Server;
+  // A burst of arrivals is spread over event-loop turns (util/fair-turn.ts).
+  const handle = (req: Request, env: unknown) => fetch(req, env as HttpBindings);
+  const server = createAdaptorServer({
+    fetch: (req, env) => {
+      const wait = fairTurn();
+      return wait ? wait.then(() => handle(req, env)) : handle(req, env);
+    },
+  }) as Server;
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   // Node's advice: longer than the keep-alive timeout, so an idle connection is never cut as a
   // slow request's headers arrive.

@@ -10,6 +10,7 @@
  */
 import type { ChatTemplate, RenderRequest } from '../chat-template.js';
 import type { LoadedTokenizer } from '../tokenizer/index.js';
+import { fairTurn } from '../../util/fair-turn.js';
 import type { PromptPool } from './pool.js';
 
 export const TEXT_OFF_LOOP_MIN_CHARS = 128;
@@ -22,13 +23,24 @@ export interface PromptEncoding {
 /** Renders `request` with `template` and encodes it (ChatTemplateError when the template raises). */
 export async function encodeChatPrompt(enc: PromptEncoding, template: ChatTemplate, request: RenderRequest): Promise<number[]> {
   const offLoop = enc.pool?.encodeChat(request);
-  const ids = offLoop ? await offLoop : null;
+  const ids = offLoop ? await afterFairTurn(offLoop) : null;
   return ids ?? enc.tokenizer.encode(template.render(request), false);
 }
 
 /** Encodes text without special tokens. */
 export async function encodePromptText(enc: PromptEncoding, text: string): Promise<number[]> {
   const offLoop = text.length >= TEXT_OFF_LOOP_MIN_CHARS ? enc.pool?.encodeText(text) : null;
-  const ids = offLoop ? await offLoop : null;
+  const ids = offLoop ? await afterFairTurn(offLoop) : null;
   return ids ?? enc.tokenizer.encode(text, false);
+}
+
+/**
+ * The thread answers a burst of prompts in one message drain; what each request does next (engine
+ * submit, response head) waits its turn so the burst does not hold the loop (util/fair-turn.ts).
+ */
+async function afterFairTurn<T>(reply: Promise<T>): Promise<T> {
+  const value = await reply;
+  const wait = fairTurn();
+  if (wait) await wait;
+  return value;
 }

@@ -1,0 +1,59 @@
+/**
+ * Keeps bursts of request work from holding the event loop. Requests arrive in bursts (a batch of
+ * streams ends together and their clients send the next requests at once; a prompt thread answers
+ * a burst of prompts in one message drain), and each costs a few hundred µs of synchronous work:
+ * 256 at once would stall every stream, timer and health probe for tens of ms.
+ *
+ * `fairTurn()` is called at the points where a request's next piece of work starts (arrival, and
+ * its prompt's ids coming back). Within the first SLICE_MS of an event-loop turn it returns null
+ * and the caller goes on at once (no promise: the common case costs a clock read). Past that, or
+ * while others wait, the caller gets a promise and waits its turn, first come first served:
+ * waiters are let go one per check-phase callback, so each one's work (its microtasks included)
+ * has run before the next is let go, and a turn lets go at most SLICE_MS of them.
+ */
+
+const SLICE_MS = 2;
+
+/** When the current turn's first caller came, or -1 (reset by a check-phase callback). */
+let turnStart = -1;
+/** The same for letting waiters go: when this check phase let its first one go. */
+let releaseStart = -1;
+const waiting: Array<() => void> = [];
+
+const endTurn = () => {
+  turnStart = -1;
+};
+const endReleaseTurn = () => {
+  releaseStart = -1;
+};
+
+export function fairTurn(): Promise<void> | null {
+  const now = performance.now();
+  if (waiting.length === 0) {
+    if (turnStart < 0) {
+      turnStart = now;
+      setImmediate(endTurn);
+      return null;
+    }
+    if (now - turnStart < SLICE_MS) return null;
+  }
+  return new Promise<void>((resolve) => {
+    waiting.push(resolve);
+    // One release callback per waiter: callbacks queued together run back to back in one check
+    // phase with microtasks drained between them, so each sees the time its predecessors took.
+    setImmediate(releaseOne);
+  });
+}
+
+function releaseOne(): void {
+  const now = performance.now();
+  if (releaseStart < 0) {
+    releaseStart = now;
+    setImmediate(endReleaseTurn);
+  } else if (now - releaseStart >= SLICE_MS) {
+    // Queued from a check-phase callback: runs next turn, after endReleaseTurn.
+    setImmediate(releaseOne);
+    return;
+  }
+  waiting.shift()?.();
+}
