@@ -3,6 +3,7 @@
  * Both last until the response body's last byte, so streams count while they stream.
  */
 import type { Context, MiddlewareHandler } from 'hono';
+import type { Counter, Histogram } from 'prom-client';
 import { onBodyDone } from '../body-done.js';
 import { onResponseClosed } from '../raw-response.js';
 import type { GatewayContext } from '../context.js';
@@ -15,8 +16,26 @@ function routeLabel(c: Context<AppEnv>): string {
   return 'unmatched';
 }
 
+/** Label children resolved once per label set: prom-client hashes the labels on every call. */
+interface RouteSeries {
+  requests: Counter.Internal;
+  duration: Histogram.Internal<string>;
+}
+const MAX_CACHED = 1024;
+
+function cached<T>(cache: Map<string, T>, key: string, make: () => T): T {
+  let v = cache.get(key);
+  if (v === undefined) {
+    if (cache.size >= MAX_CACHED) cache.clear();
+    cache.set(key, (v = make()));
+  }
+  return v;
+}
+
 export function httpAccounting(ctx: GatewayContext): MiddlewareHandler<AppEnv> {
   const m = ctx.metrics;
+  const routes = new Map<string, RouteSeries>();
+  const responses = new Map<string, Counter.Internal>();
   return async (c, next) => {
     const start = performance.now();
     const release = ctx.lifecycle.begin();
@@ -32,10 +51,18 @@ export function httpAccounting(ctx: GatewayContext): MiddlewareHandler<AppEnv> {
       throw err;
     }
     const path = routeLabel(c);
-    const labels = { method: c.req.method, path };
-    m.httpRequests.inc(labels);
-    m.httpDuration.observe(labels, (performance.now() - start) / 1000);
-    m.httpResponses.inc({ path, status_code: String(c.res.status), error_code: c.res.headers.get('X-SMG-Error-Code') ?? '' });
+    const method = c.req.method;
+    const route = cached(routes, `${method} ${path}`, () => {
+      const labels = { method, path };
+      return { requests: m.httpRequests.labels(labels), duration: m.httpDuration.labels(labels) };
+    });
+    route.requests.inc();
+    route.duration.observe((performance.now() - start) / 1000);
+    const status = c.res.status;
+    const errorCode = c.res.headers.get('X-SMG-Error-Code') ?? '';
+    cached(responses, `${path} ${status} ${errorCode}`, () =>
+      m.httpResponses.labels({ path, status_code: String(status), error_code: errorCode }),
+    ).inc();
     // Under Node the response's own close event marks its last byte (a stream written directly
     // has no body here at all); under app.request() the body stream's end does.
     const outgoing = c.env?.outgoing;
