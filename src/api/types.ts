@@ -3,6 +3,7 @@
  * raw fetch Request plus the pipeline's services to a handler and return its Response. Handlers
  * never see Hono; the gateway never sees prompts or tokens.
  */
+import type { CancelSignal } from '../pipeline/cancel-signal.js';
 import type { PipelineServices } from '../pipeline/services.js';
 import type { TokenizerLoader } from '../workers/tokenizer-registry.js';
 
@@ -35,7 +36,7 @@ export interface InferenceCall {
   /** From x-request-id / x-correlation-id / x-trace-id / request-id, else generated; echoed back. */
   requestId: string;
   /** Aborts when the client disconnects (and on forced shutdown). */
-  signal: AbortSignal;
+  signal: CancelSignal;
   services: PipelineServices;
 }
 

@@ -8,6 +8,7 @@
  * (`RequestStream.listen`), through detokenize → stop match → parsers → the sink, with no promise
  * or queue hop per engine step.
  */
+import type { CancelSignal } from './cancel-signal.js';
 import { EngineError, type ChunkListener, type EngineClientApi, type EngineChunk, type RequestStream } from '../engine/client-types.js';
 import type { EngineRequest, TokenLogprob } from '../engine/types.js';
 import { AsyncQueue } from './async-queue.js';
@@ -35,7 +36,7 @@ export interface GenerateOptions {
   choices: ChoiceSpec[];
   rules: DecodeRules;
   /** Client disconnect. */
-  signal: AbortSignal;
+  signal: CancelSignal;
   timeoutMs: number;
   /** Whether the client streams (TokenSpeed sends fewer rows when not). */
   stream: boolean;

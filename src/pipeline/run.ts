@@ -3,6 +3,7 @@
  * connection (a disconnect aborts every choice), the worker's in-flight count and the router
  * metrics. Protocol-free: the front-end decides how to answer with the events.
  */
+import type { CancelSignal } from './cancel-signal.js';
 import { submitError } from './errors.js';
 import type { GenerationSink } from './events.js';
 import { startChoices } from './generate.js';
@@ -23,7 +24,7 @@ export interface Run {
 /** Throws a PipelineError when the engine refuses the submission (nothing was sent back yet). */
 export function startGeneration(
   spec: GenerationSpec,
-  call: { signal: AbortSignal; services: PipelineServices; endpoint: EndpointLabel },
+  call: { signal: CancelSignal; services: PipelineServices; endpoint: EndpointLabel },
   sink: GenerationSink,
 ): Run {
   const { worker } = spec;

@@ -5,6 +5,7 @@
 import type { Hono } from 'hono';
 import type { GatewayContext } from '../context.js';
 import { gatewayError } from '../errors.js';
+import { closeSignal } from '../close-signal.js';
 import { rawResponse } from '../raw-response.js';
 import type { AppEnv } from '../middleware/env.js';
 import { INFERENCE_PATHS, type InferenceEndpoint } from '../../api/types.js';
@@ -26,7 +27,8 @@ export function registerInferenceRoutes(app: Hono<AppEnv>, ctx: GatewayContext):
         request: c.req.raw,
         raw: outgoing ? rawResponse(outgoing) : undefined,
         requestId: c.get('requestId'),
-        signal: c.req.raw.signal,
+        // Node: a light close signal; under app.request() the web Request's own.
+        signal: outgoing ? closeSignal(outgoing) : c.req.raw.signal,
         services: ctx.servicesFor(c.req.raw.headers),
       });
     });
