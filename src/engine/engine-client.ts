@@ -277,9 +277,6 @@ export class EngineClient implements EngineClientApi {
     let sliceEnd = performance.now() + READ_SLICE_MS;
     for (;;) {
       let frames: Buffer[];
-      // Only a run of messages that were all queued counts against the slice (read-pressure.ts).
-      const waits = !out.readable;
-      if (waits) readerCaughtUp();
       try {
         frames = await out.receive();
       } catch (err) {
@@ -288,12 +285,18 @@ export class EngineClient implements EngineClientApi {
         else this.die(new EngineDeathError('transport', `transport error: ${errText(err)}`, 'transport'), 'engine output socket failed');
         return;
       }
-      if (waits) sliceEnd = performance.now() + READ_SLICE_MS;
       this.onMessage(frames);
       if (!this.live) return;
+      // Once a slice is spent, a reader with messages still queued yields (read-pressure.ts); one
+      // whose socket is empty starts a new slice. `readable` costs a getsockopt: not per message.
       if (performance.now() >= sliceEnd) {
-        sliceEnd = await yieldSpentSlice();
-        if (!this.live) return;
+        if (out.readable) {
+          sliceEnd = await yieldSpentSlice();
+          if (!this.live) return;
+        } else {
+          readerCaughtUp();
+          sliceEnd = performance.now() + READ_SLICE_MS;
+        }
       }
     }
   }
