@@ -1,6 +1,8 @@
 /**
  * Chat template rendering (request-pipeline.md §4) on @huggingface/jinja: parse once per model,
- * render per request with the variables SMG passes.
+ * render per request with the variables SMG passes. The parsed template is also compiled to a JS
+ * function (template-compiler/, byte-identical to the library's interpreter and several times
+ * faster); templates or values the compiler does not cover render with the interpreter.
  */
 import { Template } from '@huggingface/jinja';
 import { detectContentFormat, detectThinkInPrefill, type ContentFormat } from './chat-template-analysis.js';
@@ -13,6 +15,8 @@ import {
   type ToolInput,
 } from './chat-template-messages.js';
 import { detectThinkingToggle, type ThinkingToggle } from './chat-template-thinking.js';
+import { compileTemplate, type RenderFunction } from './template-compiler/compile.js';
+import { CompiledFallback } from './template-compiler/values.js';
 
 export { ChatTemplateError };
 
@@ -53,6 +57,10 @@ export class ChatTemplate {
   /** The generation prompt opens a `<think>` block, so output starts inside reasoning. */
   readonly thinkInPrefill: boolean;
   private readonly template: Template;
+  /** The compiled render function, or null when the template needs the interpreter. */
+  private readonly compiled: RenderFunction | null;
+  /** Why the template renders with the interpreter (null when it is compiled). */
+  readonly interpretedBecause: string | null;
   /** The special-token variables every render gets; absent ones are left out. */
   private readonly specials: Record<string, string> = {};
 
@@ -74,6 +82,9 @@ export class ChatTemplate {
     } catch (err) {
       throw new ChatTemplateError(PREFIX + (err as Error).message);
     }
+    const outcome = compileTemplate(this.template.parsed);
+    this.compiled = outcome.render;
+    this.interpretedBecause = outcome.render ? null : outcome.reason;
     this.contentFormat = detectContentFormat(this.template.parsed);
     this.thinkInPrefill = detectThinkInPrefill(this.template.parsed);
     this.thinking = detectThinkingToggle(source);
@@ -106,11 +117,22 @@ export class ChatTemplate {
 
     let rendered: string;
     try {
-      rendered = this.template.render(context);
+      rendered = this.renderContext(context);
     } catch (err) {
       throw new ChatTemplateError(PREFIX + (err as Error).message);
     }
     return rendered + prefill;
+  }
+
+  private renderContext(context: Record<string, unknown>): string {
+    if (this.compiled === null) return this.template.render(context);
+    try {
+      return this.compiled(context);
+    } catch (err) {
+      // A value the compiled code does not mirror exactly: this one render goes to the interpreter.
+      if (err instanceof CompiledFallback) return this.template.render(context);
+      throw err;
+    }
   }
 }
 

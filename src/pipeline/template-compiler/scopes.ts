@@ -1,0 +1,110 @@
+/**
+ * Static view of the interpreter's environments. A render has a global environment (builtins and
+ * the context) and each `for` statement creates one child environment per execution, shared by
+ * all its iterations and its else block; `if` and `set` blocks add none. `set x` always writes to
+ * the innermost environment; a read walks outward and stops at the first environment where the
+ * name has been set so far, which may depend on what ran. So every name a scope may set gets a
+ * JS variable there, starting as UNSET, and reads test the candidates innermost first.
+ */
+import type { Expression, For, Statement } from './ast.js';
+import { BUILTIN_NAMES } from './globals.js';
+
+export class Unsupported extends Error {}
+
+export interface ForScope {
+  readonly id: number;
+  readonly node: For;
+  /** Names this scope's environment may hold: loop variables and every `set` target in it. */
+  readonly assigned: Set<string>;
+  readonly loopVars: readonly string[];
+  /** Whether a break/continue in the body targets this loop (iteration output is then buffered). */
+  readonly hasControl: boolean;
+}
+
+export interface ScopeTable {
+  /** Names set at the top level (outside every loop). */
+  readonly global: Set<string>;
+  readonly fors: Map<For, ForScope>;
+}
+
+function checkName(name: string): string {
+  if (BUILTIN_NAMES.has(name) || name === 'loop') throw new Unsupported(`assignment to the builtin name '${name}'`);
+  return name;
+}
+
+/** Names an assignment target declares (namespace attribute targets declare none). */
+function targetNames(target: Expression): string[] {
+  if (target.type === 'Identifier') return [checkName(target.value)];
+  if (target.type === 'TupleLiteral') {
+    return target.value.map((t) => {
+      if (t.type !== 'Identifier') throw new Unsupported('unpacking into a non-identifier');
+      return checkName(t.value);
+    });
+  }
+  if (target.type === 'MemberExpression') return [];
+  throw new Unsupported(`assignment to ${target.type}`);
+}
+
+/** Whether `body` holds a break/continue aimed at the loop owning it (not at a nested loop). */
+function hasLoopControl(body: readonly Statement[]): boolean {
+  for (const s of body) {
+    switch (s.type) {
+      case 'Break':
+      case 'Continue':
+        return true;
+      case 'If':
+        if (hasLoopControl(s.body) || hasLoopControl(s.alternate)) return true;
+        break;
+      case 'Set':
+      case 'FilterStatement':
+        if (hasLoopControl(s.body)) return true;
+        break;
+      case 'For':
+        // A nested loop's body is its own target; its else block runs outside it.
+        if (hasLoopControl(s.defaultBlock)) return true;
+        break;
+    }
+  }
+  return false;
+}
+
+export function analyzeScopes(body: readonly Statement[]): ScopeTable {
+  const table: ScopeTable = { global: new Set(), fors: new Map() };
+  let nextId = 0;
+  const visit = (statements: readonly Statement[], assigned: Set<string>): void => {
+    for (const s of statements) {
+      switch (s.type) {
+        case 'Set':
+          for (const name of targetNames(s.assignee)) assigned.add(name);
+          visit(s.body, assigned);
+          break;
+        case 'If':
+          visit(s.body, assigned);
+          visit(s.alternate, assigned);
+          break;
+        case 'FilterStatement':
+          visit(s.body, assigned);
+          break;
+        case 'For': {
+          const loopVars = targetNames(s.loopvar);
+          const scope: ForScope = {
+            id: nextId++,
+            node: s,
+            assigned: new Set(loopVars),
+            loopVars,
+            hasControl: hasLoopControl(s.body),
+          };
+          table.fors.set(s, scope);
+          visit(s.body, scope.assigned);
+          visit(s.defaultBlock, scope.assigned);
+          break;
+        }
+        case 'Macro':
+        case 'CallStatement':
+          throw new Unsupported(`${s.type} statements`);
+      }
+    }
+  };
+  visit(body, table.global);
+  return table;
+}
