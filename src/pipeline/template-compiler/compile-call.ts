@@ -7,7 +7,6 @@
 import type { CallExpression, Expression } from './ast.js';
 import { js, type ExprContext, type Js } from './emitter.js';
 import { Unsupported } from './scopes.js';
-import { TESTS } from './tests.js';
 import { FloatBox } from './values.js';
 
 interface Args {
@@ -117,7 +116,6 @@ function checkSelectAttr(name: string, args: readonly Expression[]): void {
   if (test?.type === 'StringLiteral' && (test.value === 'equalto' || test.value === 'eq') && args.length < 3) {
     throw new Unsupported(`${name} with ${test.value} and no value`);
   }
-  if (test?.type === 'StringLiteral' && !TESTS.has(test.value)) throw new Unsupported(`${name} with an unknown test`);
 }
 
 export function compileFilter(ec: ExprContext, operand: Js, filter: Expression): Js {
