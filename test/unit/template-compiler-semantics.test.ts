@@ -332,6 +332,21 @@ describe('quirks of the oracle, spelled out', () => {
   });
 });
 
+describe('objects that are not plain JSON objects', () => {
+  const source =
+    '{{ m.role }}|{{ m.content }}|{{ m.toString }}|{{ m.constructor }}|{{ m | tojson }}|{{ m.items() }}|{{ m.get("role") }}|{{ "role" in m }}|{% for k in m %}{{ k }},{% endfor %}';
+
+  it.each([
+    ['a JSON "__proto__" key (an own property)', JSON.parse('{"m": {"__proto__": {"role": "x"}, "content": "c"}}')],
+    ['an inherited property', { m: Object.assign(Object.create({ role: 'inherited' }), { content: 'own' }) }],
+    ['a null prototype', { m: Object.assign(Object.create(null), { role: 'user', content: 'x' }) }],
+    ['keys named like Object.prototype members', { m: { constructor: 'c', toString: 't', hasOwnProperty: 'h', role: 'r' } }],
+    ['keys named like the builtin methods', { m: { items: 'i', get: 'g', keys: 1, role: 'r' } }],
+  ])('%s', (_, ctx) => {
+    expectSame(source, [ctx]);
+  });
+});
+
 describe('strftime_now', () => {
   beforeEach(() => {
     vi.useFakeTimers({ now: new Date(2025, 0, 5, 7, 3), toFake: ['Date'] });

@@ -8,6 +8,7 @@ import type { Expression, MemberExpression, BinaryExpression, TestExpression } f
 import { compileCall, compileFilter } from './compile-call.js';
 import { Emitter, js, scopeVar, type ExprContext, type Frame, type Js } from './emitter.js';
 import { Unsupported, type ForScope } from './scopes.js';
+import { OBJECT_METHODS } from './methods.js';
 import { INLINE_TESTS, TESTS } from './tests.js';
 import { FloatBox } from './values.js';
 
@@ -198,8 +199,7 @@ export class ExprCompiler implements ExprContext {
         const owner = this.loopOwner();
         if (owner) return LOOP_FIELDS[p.value](owner.id);
       }
-      const o = this.expr(node.object);
-      return js(`${this.h('attr')}(${o.code}, ${JSON.stringify(p.value)})`, 'any', o.safe);
+      return this.staticAttr(this.expr(node.object), p.value);
     }
     if (p.type === 'SliceExpression') {
       const o = this.expr(node.object);
@@ -208,9 +208,30 @@ export class ExprCompiler implements ExprContext {
       return js(`(${t} = ${this.h('sliceable')}(${o.code}), ${this.h('slice')}(${t}, ${bounds.map((b) => b.code).join(', ')}))`);
     }
     const o = this.expr(node.object);
+    if (p.type === 'StringLiteral') return this.staticAttr(o, p.value);
+    if (p.type === 'IntegerLiteral' && Number.isInteger(p.value)) {
+      // Arrays index like .at(); anything else takes the interpreter-shaped path.
+      const held = this.hold(o);
+      const read = p.value >= 0 ? `${held.again}[${p.value}]` : `${held.again}.at(${p.value})`;
+      return js(`(Array.isArray(${held.first}) ? ${read} : ${this.h('item')}(${held.again}, ${this.expr(p).code}))`);
+    }
     const k = this.expr(p);
     if (k.type === 'string') return js(`${this.h('attr')}(${o.code}, ${k.code})`, 'any', o.safe && k.safe);
     return js(`${this.h('item')}(${o.code}, ${k.code})`);
+  }
+
+  /**
+   * `o.key` for a key known at compile time. A plain object (prototype Object.prototype) whose
+   * key is neither inherited nor a builtin method name reads the property inline, so each site
+   * gets its own inline cache; everything else goes through the generic `attr`.
+   */
+  private staticAttr(o: Js, key: string): Js {
+    const generic = `${this.h('attr')}(%O, ${JSON.stringify(key)})`;
+    if (key in Object.prototype || OBJECT_METHODS.has(key)) return js(generic.replace('%O', o.code), 'any', o.safe);
+    const held = this.hold(o);
+    const t = held.again;
+    const code = `(${held.first} !== null && typeof ${t} === 'object' && GP(${t}) === OP ? ${t}[${JSON.stringify(key)}] : ${generic.replace('%O', t)})`;
+    return js(code, 'any', o.safe);
   }
 
   private binary(node: BinaryExpression): Js {

@@ -36,6 +36,7 @@ function generate(program: Program): { source: string; constants: unknown[] } {
     '"use strict";',
     `const { ${[...em.helpers].map((h) => `${h}: $${h}`).join(', ')} } = R;`,
     'const U = R.UNSET;',
+    'const GP = Object.getPrototypeOf, OP = Object.prototype;',
     ...em.constants.map((_, i) => `const K${i} = K[${i}];`),
     'return function render(ctx) {',
     '$checkContext(ctx);',

@@ -7,14 +7,26 @@
 import { FloatBox, Kind, Namespace, kindOf, typeName } from './values.js';
 
 const NON_ASCII = /[\x7f-\uffff]/g;
+/** What JSON.stringify would escape (quotes, backslashes, controls, any surrogate to be safe). */
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 function asciiSafe(json: string): string {
   return json.replace(NON_ASCII, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
 }
 
 function quote(s: string, ensureAscii: boolean): string {
-  const json = JSON.stringify(s);
+  const json = NEEDS_ESCAPE.test(s) ? JSON.stringify(s) : '"' + s + '"';
   return ensureAscii ? asciiSafe(json) : json;
+}
+
+/** The options of one tojson call, shared by the whole walk. */
+interface Style {
+  readonly indent: number | null;
+  readonly ensureAscii: boolean;
+  readonly itemSep: string;
+  readonly keySep: string;
+  readonly sortKeys: boolean;
+  readonly undefinedToNull: boolean;
 }
 
 export function toJSON(
@@ -26,59 +38,72 @@ export function toJSON(
   depth: number,
   undefinedToNull: boolean,
 ): string {
+  const style: Style = {
+    indent,
+    ensureAscii,
+    itemSep: separators ? separators[0] : indent ? ',' : ', ',
+    keySep: separators ? separators[1] : ': ',
+    sortKeys,
+    undefinedToNull,
+  };
+  return write(v, style, depth);
+}
+
+function write(v: unknown, style: Style, depth: number): string {
+  switch (typeof v) {
+    case 'string':
+      return quote(v, style.ensureAscii);
+    case 'number':
+      return JSON.stringify(v);
+    case 'boolean':
+      return v ? 'true' : 'false';
+    case 'undefined':
+      return style.undefinedToNull ? 'null' : 'undefined';
+  }
   switch (kindOf(v)) {
     case Kind.Null:
       return 'null';
-    case Kind.Undefined:
-      return undefinedToNull ? 'null' : 'undefined';
-    case Kind.Integer:
     case Kind.Float:
-      return JSON.stringify(typeof v === 'number' ? v : (v as FloatBox).v);
-    case Kind.Boolean:
-      return v ? 'true' : 'false';
-    case Kind.String:
-      return quote(v as string, ensureAscii);
+      return JSON.stringify((v as FloatBox).v);
     case Kind.Array:
     case Kind.Object:
     case Kind.Namespace:
-      break;
+      return container(v as object, style, depth);
     default:
       throw new Error(`Cannot convert to JSON: ${typeName(v)}`);
   }
-  const itemSep = separators ? separators[0] : indent ? ',' : ', ';
-  const keySep = separators ? separators[1] : ': ';
-  const unit = indent ? ' '.repeat(indent) : '';
-  const base = '\n' + unit.repeat(depth);
-  const child = base + unit;
+}
 
+function container(v: object, style: Style, depth: number): string {
+  const indent = style.indent;
+  let base = '';
+  let child = '';
+  // Only containers build the indent (a negative one throws here, as in the library).
+  if (indent) {
+    const unit = ' '.repeat(indent);
+    base = '\n' + unit.repeat(depth);
+    child = base + unit;
+  }
   if (Array.isArray(v)) {
     if (v.length === 0) return '[]';
     let out = '';
     for (let i = 0; i < v.length; i++) {
-      if (i > 0) out += indent ? itemSep + child : itemSep;
-      out += toJSON(v[i], indent, ensureAscii, separators, sortKeys, depth + 1, undefinedToNull);
+      if (i > 0) out += indent ? style.itemSep + child : style.itemSep;
+      out += write(v[i], style, depth + 1);
     }
-    return indent ? `[${child}${out}${base}]` : `[${out}]`;
+    return indent ? '[' + child + out + base + ']' : '[' + out + ']';
   }
-
-  let keys: string[];
-  let get: (k: string) => unknown;
-  if (v instanceof Namespace) {
-    keys = [...v.m.keys()];
-    get = (k) => v.m.get(k);
-  } else {
-    const o = v as Record<string, unknown>;
-    keys = Object.keys(o);
-    get = (k) => o[k];
-  }
+  const map = v instanceof Namespace ? v.m : null;
+  const keys = map ? [...map.keys()] : Object.keys(v);
   if (keys.length === 0) return '{}';
-  if (sortKeys) keys.sort((a, b) => a.localeCompare(b));
+  if (style.sortKeys) keys.sort((a, b) => a.localeCompare(b));
   let out = '';
   for (let i = 0; i < keys.length; i++) {
     const k = keys[i];
-    if (i > 0) out += itemSep;
+    if (i > 0) out += style.itemSep;
     if (indent) out += child;
-    out += quote(k, ensureAscii) + keySep + toJSON(get(k), indent, ensureAscii, separators, sortKeys, depth + 1, undefinedToNull);
+    const value = map ? map.get(k) : (v as Record<string, unknown>)[k];
+    out += quote(k, style.ensureAscii) + style.keySep + write(value, style, depth + 1);
   }
-  return indent ? `{${out}${base}}` : `{${out}}`;
+  return indent ? '{' + out + base + '}' : '{' + out + '}';
 }
