@@ -51,6 +51,11 @@ export interface RenderRequest {
   kwargs?: Record<string, unknown> | null;
 }
 
+export interface ChatTemplateOptions {
+  /** Render with the library's interpreter even when the template compiles (differential tests). */
+  readonly interpretOnly?: boolean;
+}
+
 export class ChatTemplate {
   readonly contentFormat: ContentFormat;
   readonly thinking: ThinkingToggle;
@@ -67,6 +72,7 @@ export class ChatTemplate {
   private constructor(
     readonly source: string,
     tokens: TemplateSpecialTokens,
+    options: ChatTemplateOptions,
   ) {
     const { bosToken, eosToken, unkToken, padToken } = tokens;
     // Absent special tokens stay undefined (not none), as in SMG's minijinja context.
@@ -82,7 +88,7 @@ export class ChatTemplate {
     } catch (err) {
       throw new ChatTemplateError(PREFIX + (err as Error).message);
     }
-    const outcome = compileTemplate(this.template.parsed);
+    const outcome = options.interpretOnly ? { render: null, reason: 'interpretOnly' } : compileTemplate(this.template.parsed);
     this.compiled = outcome.render;
     this.interpretedBecause = outcome.render ? null : outcome.reason;
     this.contentFormat = detectContentFormat(this.template.parsed);
@@ -91,9 +97,9 @@ export class ChatTemplate {
   }
 
   /** Throws ChatTemplateError when there is no template or it does not parse. */
-  static compile(source: string | null, tokens: TemplateSpecialTokens): ChatTemplate {
+  static compile(source: string | null, tokens: TemplateSpecialTokens, options: ChatTemplateOptions = {}): ChatTemplate {
     if (source === null) throw new ChatTemplateError(PREFIX + MISSING);
-    return new ChatTemplate(source, tokens);
+    return new ChatTemplate(source, tokens, options);
   }
 
   render(req: RenderRequest): string {

@@ -5,6 +5,8 @@
  * JSON schemas (unicode, quotes, newlines, numbers, booleans, null), add_generation_prompt and
  * thinking kwargs present or absent, special tokens present or absent.
  */
+import type { RenderRequest } from '../../src/pipeline/chat-template.js';
+import type { ChatMessageInput, ToolInput } from '../../src/pipeline/chat-template-messages.js';
 import { rng } from './splits.js';
 
 type Rand = () => number;
@@ -161,6 +163,7 @@ export function randomContext(r: Rand, options: ContextOptions = {}): Record<str
   if (chance(r, 0.85)) ctx.add_generation_prompt = chance(r, 0.6);
   if (chance(r, 0.45)) ctx.tools = chance(r, 0.9) ? randomTools(r) : pick(r, [[], null, 'not a list']);
   if (chance(r, 0.5)) ctx.enable_thinking = pick(r, [true, false, 'no', 0, null]);
+  if (chance(r, 0.1)) ctx.continue_final_message = chance(r, 0.5);
   for (const [key, value] of Object.entries(options.specials ?? {})) if (chance(r, 0.5)) ctx[key] = value;
   if (chance(r, 0.03)) ctx.namespace = 1; // a kwarg clashing with a builtin
   if (chance(r, 0.03)) ctx.messages = pick(r, [null, 'text', {}, [{}], [{ role: 'user' }]]);
@@ -171,4 +174,28 @@ export function randomContext(r: Rand, options: ContextOptions = {}): Record<str
 export function contexts(seed: number, count: number, options: ContextOptions = {}): Record<string, unknown>[] {
   const r = rng(seed);
   return Array.from({ length: count }, () => randomContext(r, options));
+}
+
+/** A ChatTemplate.render request: the same shapes, plus prefill and kwargs as the gateway sends. */
+export function randomRequest(r: Rand): RenderRequest {
+  const messages = randomMessages(r) as ChatMessageInput[];
+  if (chance(r, 0.3)) messages.push(randomMessage(r, 'assistant') as ChatMessageInput);
+  const kwargs: Record<string, unknown> = {};
+  if (chance(r, 0.4)) kwargs.enable_thinking = pick(r, [true, false]);
+  if (chance(r, 0.2)) kwargs.reasoning_effort = pick(r, ['low', 'none']);
+  if (chance(r, 0.1)) kwargs.custom = pick(r, [text(r), 3, [1, 2], { k: 'v' }]);
+  if (chance(r, 0.03)) kwargs.namespace = 'clash';
+  if (chance(r, 0.03)) kwargs.raise_exception = 'filtered out by ChatTemplate';
+  return {
+    messages,
+    tools: chance(r, 0.4) ? (randomTools(r) as ToolInput[]) : chance(r, 0.5) ? null : undefined,
+    addGenerationPrompt: pick(r, [true, false, undefined]),
+    continueFinalMessage: chance(r, 0.3),
+    kwargs: chance(r, 0.7) ? kwargs : null,
+  };
+}
+
+export function requests(seed: number, count: number): RenderRequest[] {
+  const r = rng(seed);
+  return Array.from({ length: count }, () => randomRequest(r));
 }

