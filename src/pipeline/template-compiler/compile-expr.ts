@@ -212,7 +212,7 @@ export class ExprCompiler implements ExprContext {
     if (p.type === 'IntegerLiteral' && Number.isInteger(p.value)) {
       // Arrays index like .at(); anything else takes the interpreter-shaped path.
       const held = this.hold(o);
-      const read = p.value >= 0 ? `${held.again}[${p.value}]` : `${held.again}.at(${p.value})`;
+      const read = p.value >= 0 ? `${held.again}[${p.value}]` : `(${held.again}).at(${p.value})`;
       return js(`(Array.isArray(${held.first}) ? ${read} : ${this.h('item')}(${held.again}, ${this.expr(p).code}))`);
     }
     const k = this.expr(p);
@@ -262,7 +262,7 @@ export class ExprCompiler implements ExprContext {
       case 'in':
         return js(`${this.h('contains')}(${l.code}, ${r.code})`, 'boolean');
       case 'not in':
-        return js(`!${this.h('contains')}(${l.code}, ${r.code})`, 'boolean');
+        return js(`${this.h('excludes')}(${l.code}, ${r.code})`, 'boolean');
       case '+':
         if (l.type === 'string' && r.type === 'string') return js(`(${l.code} + ${r.code})`, 'string', safe);
         if (l.type === 'string') return js(`${this.h('addToString')}(${l.code}, ${r.code})`, 'string');

@@ -162,6 +162,12 @@ export function contains(needle: unknown, haystack: unknown): boolean {
   return binary('in', needle, haystack) as boolean;
 }
 
+/** `not in`: its own operator, so errors name it. */
+export function excludes(needle: unknown, haystack: unknown): boolean {
+  if (typeof needle === 'string' && typeof haystack === 'string') return !haystack.includes(needle);
+  return binary('not in', needle, haystack) as boolean;
+}
+
 export function unary(op: '-' | '+', v: unknown): unknown {
   const k = kindOf(v);
   if (k === Kind.Integer || k === Kind.Float || k === Kind.Boolean) {

@@ -7,7 +7,7 @@ import { attr, checkUnpack, item, iterable, slice, sliceable } from './access.js
 import { filterCalled, filterNamed, length, tojson, trim } from './filters.js';
 import { BUILTIN_NAMES, namespace, raiseException, range, strftimeNow } from './globals.js';
 import { callMethod, callValue, titleCase } from './methods.js';
-import { add, addString, addToString, binary, concat, contains, eqString, looseEq, unary } from './operators.js';
+import { add, addString, addToString, binary, concat, contains, eqString, excludes, looseEq, unary } from './operators.js';
 import { printed } from './text.js';
 import { TESTS } from './tests.js';
 import { Kwargs, Namespace, hasOwn, isPlainObject, makeTuple, truthy, typeName } from './values.js';
@@ -115,6 +115,7 @@ export const RUNTIME = {
   addToString,
   concat,
   contains,
+  excludes,
   callMethod,
   callValue,
   startswith1,
