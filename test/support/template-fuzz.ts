@@ -20,6 +20,8 @@ const FILTERS = [
   "join(', ')", "default('D')", "default('D', true)", 'tojson(indent=2)', 'tojson(sort_keys=true)', 'tojson(ensure_ascii=true)',
   "map(attribute='name')", "selectattr('name')", "rejectattr('age', 'none')", "selectattr('role', 'equalto', 'user')",
   'sort(reverse=true)', "sort(attribute='name')", "replace('a', 'b')", 'int(7)', 'indent(2, true)', 'dictsort(by="value")',
+  "tojson(separators=(',', ':'))", "join(separator='-')", 'int(default=3)', 'sort(false, true)', "map(attribute='k', default=0)",
+  "selectattr('age', 'odd')", "rejectattr('name', 'lower')", 'tojson(indent=1, ensure_ascii=true, sort_keys=true)', "replace('', '-', 2)",
 ];
 const TESTS = ['defined', 'undefined', 'none', 'string', 'number', 'integer', 'mapping', 'sequence', 'iterable', 'boolean', 'true', 'false', 'callable', 'lower', 'upper', 'odd', 'even'];
 const METHODS = [
@@ -41,7 +43,9 @@ export class TemplateFuzzer {
     const k = this.r();
     if (k < 0.45) return pick(this.r, this.loopVars.length > 0 && this.r() < 0.5 ? this.loopVars : NAMES);
     if (k < 0.75) return pick(this.r, LITERALS);
-    if (k < 0.85 && this.inLoop > 0) return pick(this.r, ['loop.index', 'loop.index0', 'loop.first', 'loop.last', 'loop.length', 'loop.previtem', 'loop.revindex']);
+    if (k < 0.85 && this.inLoop > 0) {
+      return pick(this.r, ['loop.index', 'loop.index0', 'loop.first', 'loop.last', 'loop.length', 'loop.previtem', 'loop.nextitem', 'loop.revindex', 'loop.revindex0', 'loop']);
+    }
     if (k < 0.9) return 'ns.v';
     return pick(this.r, ['range(3)', "namespace(a=1)", "raise_exception('boom')", "strftime_now('%Y') | length"]);
   }
@@ -104,6 +108,8 @@ export class TemplateFuzzer {
       case 5:
         return `{% if ${this.expr()} %}${this.block(depth + 1)}${this.r() < 0.5 ? `{% elif ${this.expr()} %}${this.block(depth + 1)}` : ''}${this.r() < 0.5 ? `{% else %}${this.block(depth + 1)}` : ''}{% endif %}`;
       case 6:
+        if (this.r() < 0.3) return `{% set a, b = ${pick(this.r, ['pairs[0]', 'pairs', 'arr', "('p', 'q')", 's', "obj.items()[0]"])} %}{{ a }}{{ b }}`;
+        if (this.r() < 0.3) return `{% filter ${pick(this.r, ['upper', 'trim', 'length', "replace('a', 'b')", 'tojson'])} %}${this.block(depth + 1)}{% endfilter %}`;
         return `{%- set ${pick(this.r, ['v', 'w'])} -%}${this.block(depth + 1)}{%- endset %}`;
       default:
         return this.loop(depth);

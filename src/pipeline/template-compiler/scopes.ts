@@ -29,6 +29,8 @@ export interface ScopeTable {
 
 function checkName(name: string): string {
   if (BUILTIN_NAMES.has(name) || name === 'loop') throw new Unsupported(`assignment to the builtin name '${name}'`);
+  // Names become parts of JS identifiers in the generated code; the lexer only makes \w+ ones.
+  if (!/^\w+$/.test(name)) throw new Unsupported(`the variable name ${JSON.stringify(name)}`);
   return name;
 }
 
