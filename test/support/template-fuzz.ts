@@ -34,6 +34,8 @@ export class TemplateFuzzer {
   /** Loop variables in scope while generating a loop body. */
   private loopVars: string[] = [];
   private inLoop = 0;
+  /** Whether the template being generated defines `mac(p, q=...)`. */
+  private macros = false;
 
   constructor(seed: number) {
     this.r = rng(seed);
@@ -47,6 +49,7 @@ export class TemplateFuzzer {
       return pick(this.r, ['loop.index', 'loop.index0', 'loop.first', 'loop.last', 'loop.length', 'loop.previtem', 'loop.nextitem', 'loop.revindex', 'loop.revindex0', 'loop']);
     }
     if (k < 0.9) return 'ns.v';
+    if (k < 0.95 && this.macros) return pick(this.r, ['mac(n)', 'mac(s, q=arr)', 'mac()', 'mac(1, 2, 3)', 'mac(q=1)', 'mac(zz=1)', `mac(${pick(this.r, NAMES)})`]);
     return pick(this.r, ['range(3)', "namespace(a=1)", "raise_exception('boom')", "strftime_now('%Y') | length"]);
   }
 
@@ -151,6 +154,13 @@ export class TemplateFuzzer {
   }
 
   template(): string {
-    return `{% set ns = namespace(v=0) %}${this.block(0)}`;
+    this.macros = false;
+    let head = '{% set ns = namespace(v=0) %}';
+    if (this.r() < 0.4) {
+      const body = this.withVars(['p', 'q'], () => this.block(1));
+      head += `{% macro mac(p, q=${pick(this.r, ['1', 'p', "'d'", 'none', 'p | length'])}) %}${body}{% endmacro %}`;
+      this.macros = true;
+    }
+    return head + this.block(0);
   }
 }

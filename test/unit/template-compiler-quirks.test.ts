@@ -81,8 +81,14 @@ describe('strftime_now', () => {
 
 describe('what the compiler leaves to the interpreter', () => {
   it.each([
-    ['{% macro m(x) %}[{{ x }}]{% endmacro %}{{ m(1) }}', 'Macro'],
-    ['{% macro m() %}{{ caller() }}{% endmacro %}{% call m() %}x{% endcall %}', 'Macro'],
+    ['{% macro m() %}{{ caller() }}{% endmacro %}{% call m() %}x{% endcall %}', 'caller'],
+    ['{% macro m() %}x{% endmacro %}{% call m() %}x{% endcall %}', 'CallStatement'],
+    ['{% macro m() %}{{ kwargs }}{% endmacro %}', 'kwargs'],
+    ['{% macro m() %}{{ loop.index }}{% endmacro %}{% for x in [1] %}{{ m() }}{% endfor %}', 'macro'],
+    ['{% macro m() %}{{ x }}{% endmacro %}{% for x in [1] %}{{ m() }}{% endfor %}', "reading 'x'"],
+    ['{% macro m() %}{% macro n() %}{% endmacro %}{% endmacro %}', 'inside a macro'],
+    ['{% macro m() %}{% break %}{% endmacro %}', 'outside a loop'],
+    ['{% macro m(a) %}{% if a %}{% set b = 1 %}{% endif %}{{ b }}{% endmacro %}', "reading 'b'"],
     ['{% set true = 1 %}', 'builtin'],
     ['{% for loop in [1] %}{% endfor %}', 'builtin'],
     ['{% break %}', 'outside a loop'],

@@ -148,9 +148,16 @@ export interface FilterStatement {
 export interface Simple {
   readonly type: 'Break' | 'Continue' | 'Comment';
 }
-/** Macros and call blocks are refused (no template the gateway ships uses them). */
+export interface Macro {
+  readonly type: 'Macro';
+  readonly name: Identifier;
+  /** Parameters: names, or `name=default`. */
+  readonly args: readonly Expression[];
+  readonly body: readonly Statement[];
+}
+/** Call blocks are refused (no template the gateway ships uses them). */
 export interface Unsupported {
-  readonly type: 'Macro' | 'CallStatement';
+  readonly type: 'CallStatement';
 }
 
-export type Statement = If | For | SetStatement | FilterStatement | Simple | Unsupported | Expression;
+export type Statement = If | For | SetStatement | FilterStatement | Macro | Simple | Unsupported | Expression;

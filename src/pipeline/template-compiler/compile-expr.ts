@@ -69,6 +69,8 @@ export class ExprCompiler implements ExprContext {
   loopOwner(): ForScope | null {
     for (let i = this.frames.length - 1; i >= 0; i--) {
       const f = this.frames[i];
+      // Outside its own loops a macro would see its caller's `loop`.
+      if (f.kind === 'macro') throw new Unsupported('`loop` read in a macro outside its own loops');
       if (f.kind !== 'for') continue;
       if (!f.inBody) throw new Unsupported('`loop` read in a for-else block');
       return f.scope;
@@ -110,6 +112,18 @@ export class ExprCompiler implements ExprContext {
       if (f.kind === 'filter') {
         code = f.vars.get(name) ?? null;
         continue;
+      }
+      if (f.kind === 'macro') {
+        if (f.scope.assigned.has(name)) {
+          const v = scopeVar(f.scope, name);
+          if (f.definite.has(name)) code = v;
+          else candidates.push(v);
+        }
+        // Past the macro's own scope the lookup continues in the caller's environment.
+        if (code === null && f.scope.outside.has(name)) {
+          throw new Unsupported(`a macro reading '${name}', which its caller's scope may bind`);
+        }
+        break;
       }
       if (!f.scope.assigned.has(name)) continue;
       const v = scopeVar(f.scope, name);

@@ -5,13 +5,16 @@
  * its body completes (a break/continue drops what it had printed), and the else block runs
  * when no iteration completed.
  */
-import type { For, SetStatement, Statement } from './ast.js';
+import type { For, Macro, SetStatement, Statement } from './ast.js';
 import { compileFilter } from './compile-call.js';
 import { ExprCompiler } from './compile-expr.js';
 import { js, scopeVar, type Emitter, type Frame } from './emitter.js';
 import { Unsupported, type ForScope, type ScopeTable } from './scopes.js';
 
 export class StatementCompiler {
+  /** How many if/else, set or filter blocks enclose the statement being compiled. */
+  private nested = 0;
+
   constructor(
     private readonly em: Emitter,
     private readonly table: ScopeTable,
@@ -28,8 +31,9 @@ export class StatementCompiler {
         return '';
       case 'If': {
         const test = ec.truthy(ec.expr(s.test));
-        const alternate = s.alternate.length > 0 ? ` else {\n${this.block(s.alternate, frames, out)}\n}` : '';
-        return `if (${test}) {\n${this.block(s.body, frames, out)}\n}${alternate}`;
+        const body = this.nestedBlock(s.body, frames, out);
+        const alternate = s.alternate.length > 0 ? ` else {\n${this.nestedBlock(s.alternate, frames, out)}\n}` : '';
+        return `if (${test}) {\n${body}\n}${alternate}`;
       }
       case 'For':
         return this.forLoop(s, frames, out);
@@ -41,9 +45,11 @@ export class StatementCompiler {
       case 'FilterStatement': {
         const buffer = `fb${this.em.id()}`;
         const filtered = compileFilter(ec, js(buffer, 'string', true, true), s.filter);
-        return `{\nlet ${buffer} = '';\n${this.block(s.body, frames, buffer)}\n${out} += ${ec.printed(filtered)};\n}`;
+        const body = this.nestedBlock(s.body, frames, buffer);
+        return `{\nlet ${buffer} = '';\n${body}\n${out} += ${ec.printed(filtered)};\n}`;
       }
       case 'Macro':
+        return this.macro(s, frames);
       case 'CallStatement':
         throw new Unsupported(`${s.type} statements`);
       default:
@@ -60,26 +66,78 @@ export class StatementCompiler {
     throw new Unsupported('break/continue outside a loop body');
   }
 
+  private nestedBlock(statements: readonly Statement[], frames: readonly Frame[], out: string): string {
+    this.nested++;
+    try {
+      return this.block(statements, frames, out);
+    } finally {
+      this.nested--;
+    }
+  }
+
+  /** A `set` straight in a macro body (not under if/for/set/filter) binds its names for the rest of it. */
+  private markDefinite(names: readonly string[], frames: readonly Frame[]): void {
+    const f = frames.length === 1 && this.nested === 0 ? frames[0] : null;
+    if (f?.kind === 'macro') for (const n of names) f.definite.add(n);
+  }
+
   /** Where `set name` writes: the innermost loop scope, else the top level. */
   private target(name: string, frames: readonly Frame[]): string {
     for (let i = frames.length - 1; i >= 0; i--) {
       const f = frames[i];
-      if (f.kind === 'for') return scopeVar(f.scope, name);
+      if (f.kind === 'for' || f.kind === 'macro') return scopeVar(f.scope, name);
     }
     return this.em.global(name);
+  }
+
+  /**
+   * A macro: a function of the interpreter's argument list, bound like bindMacroArguments (all
+   * parameters first, absent ones undefined, then the missing defaults in order), returning the
+   * body's output.
+   */
+  private macro(node: Macro, frames: readonly Frame[]): string {
+    const scope = this.table.macros.get(node);
+    if (!scope) throw new Unsupported('a macro missed by scope analysis');
+    const inner: Frame[] = [{ kind: 'macro', scope, definite: new Set(scope.params) }];
+    const { result, temps } = this.em.inFunction(() => {
+      const ec = new ExprCompiler(this.em, inner);
+      const display = JSON.stringify(`'${node.name.value}'`);
+      const lines = [`const a = ${ec.h('macroArgs')}(args, ${JSON.stringify(scope.params)}, ${display});`];
+      scope.params.forEach((p, i) => lines.push(`let ${scopeVar(scope, p)} = a[${i}] === U ? undefined : a[${i}];`));
+      const others = [...scope.assigned].filter((n) => !scope.params.includes(n));
+      if (others.length > 0) lines.push(`let ${others.map((n) => `${scopeVar(scope, n)} = U`).join(', ')};`);
+      node.args.forEach((p, i) => {
+        if (p.type === 'KeywordArgumentExpression') {
+          lines.push(`if (a[${i}] === U) ${scopeVar(scope, p.key.value)} = ${ec.expr(p.value).code};`);
+        }
+      });
+      // The body's own top level, wherever the macro statement sits.
+      const saved = this.nested;
+      this.nested = 0;
+      try {
+        lines.push("let mo = '';", this.block(node.body, inner, 'mo'), 'return mo;');
+      } finally {
+        this.nested = saved;
+      }
+      return lines.join('\n');
+    });
+    const declare = temps.length > 0 ? `let ${temps.join(', ')};\n` : '';
+    return `${this.target(node.name.value, frames)} = function (args) {\n${declare}${result}\n};`;
   }
 
   private set(s: SetStatement, frames: readonly Frame[], ec: ExprCompiler): string {
     const value = `v${this.em.id()}`;
     let head: string;
     if (s.value) head = `const ${value} = ${ec.expr(s.value).code};`;
-    else head = `let ${value} = '';\n${this.block(s.body, frames, value)}`;
+    else head = `let ${value} = '';\n${this.nestedBlock(s.body, frames, value)}`;
     const target = s.assignee;
     let assign: string;
     if (target.type === 'Identifier') {
       assign = `${this.target(target.value, frames)} = ${value};`;
+      this.markDefinite([target.value], frames);
     } else if (target.type === 'TupleLiteral') {
       const names = target.value.map((t) => (t.type === 'Identifier' ? t.value : ''));
+      this.markDefinite(names, frames);
       assign =
         `${ec.h('unpackSet')}(${value}, ${names.length});\n` +
         names.map((n, i) => `${this.target(n, frames)} = ${value}[${i}];`).join('\n');

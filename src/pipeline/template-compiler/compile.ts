@@ -25,8 +25,8 @@ export type CompileOutcome =
 const IDENTIFIER = /^\w+$/;
 
 function generate(program: Program): { source: string; constants: unknown[] } {
-  const em = new Emitter();
   const table = analyzeScopes(program.body);
+  const em = new Emitter();
   const body = new StatementCompiler(em, table).block(program.body, [], 'o');
   for (const name of em.globals) if (!IDENTIFIER.test(name)) throw new Unsupported(`the variable name ${JSON.stringify(name)}`);
   em.helper('checkContext');

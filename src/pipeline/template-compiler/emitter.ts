@@ -3,7 +3,7 @@
  * context names the generated function uses, and the scope frames code is generated in.
  */
 import type { Expression } from './ast.js';
-import type { ForScope } from './scopes.js';
+import type { ForScope, MacroScope } from './scopes.js';
 
 export type JsType = 'string' | 'boolean' | 'number' | 'any';
 
@@ -30,9 +30,15 @@ export interface ExprContext {
 export type Frame =
   | { readonly kind: 'for'; readonly scope: ForScope; readonly inBody: boolean }
   /** The `if` of `for x in xs if test`: evaluated before the loop, with only the loop variables set. */
-  | { readonly kind: 'filter'; readonly vars: ReadonlyMap<string, string> };
+  | { readonly kind: 'filter'; readonly vars: ReadonlyMap<string, string> }
+  /**
+   * A macro body: its own scope, then (by the compile-time restriction) the top level. `definite`
+   * grows with the body's unconditional top-level `set`s: after one, the name never falls through.
+   */
+  | { readonly kind: 'macro'; readonly scope: MacroScope; readonly definite: Set<string> };
 
 export class Emitter {
+  /** Temporaries of the function being generated (the render function, or a macro's). */
   private temps = 0;
   private ids = 0;
   readonly constants: unknown[] = [];
@@ -49,6 +55,18 @@ export class Emitter {
 
   tempNames(): string[] {
     return Array.from({ length: this.temps }, (_, i) => `t${i}`);
+  }
+
+  /** Generates a nested function with its own temporaries (a macro may run while its caller's are live). */
+  inFunction<T>(generate: () => T): { result: T; temps: string[] } {
+    const saved = this.temps;
+    this.temps = 0;
+    try {
+      const result = generate();
+      return { result, temps: this.tempNames() };
+    } finally {
+      this.temps = saved;
+    }
   }
 
   /** A fresh number for block-local variable names. */
@@ -79,4 +97,4 @@ export class Emitter {
   }
 }
 
-export const scopeVar = (scope: ForScope, name: string): string => `s${scope.id}_${name}`;
+export const scopeVar = (scope: ForScope | MacroScope, name: string): string => `s${scope.id}_${name}`;

@@ -81,6 +81,31 @@ function loopObject(i: number, items: readonly unknown[]): Record<string, unknow
   };
 }
 
+/**
+ * A macro's parameter values from the interpreter's argument list (positional, then a Kwargs):
+ * UNSET where neither gave one. Leftover keywords and surplus positional values throw.
+ */
+function macroArgs(args: unknown[], names: readonly string[], display: string): unknown[] {
+  let positional = args;
+  let keywords: Map<string, unknown> | null = null;
+  const last = args.at(-1);
+  if (last instanceof Kwargs) {
+    keywords = new Map(last.m);
+    positional = args.slice(0, -1);
+  }
+  const out: unknown[] = [];
+  for (let i = 0; i < names.length; i++) {
+    if (i < positional.length) out.push(positional[i]);
+    else if (keywords?.has(names[i])) {
+      out.push(keywords.get(names[i]));
+      keywords.delete(names[i]);
+    } else out.push(UNSET);
+  }
+  if (keywords && keywords.size > 0) throw new Error(`macro ${display} takes no keyword argument '${keywords.keys().next().value}'`);
+  if (positional.length > names.length) throw new Error(`macro ${display} takes not more than ${names.length} argument(s)`);
+  return out;
+}
+
 /** Template.render declares the builtins first; a context key naming one throws. */
 function checkContext(context: Record<string, unknown>): void {
   for (const key of Object.keys(context)) {
@@ -103,6 +128,7 @@ export const RUNTIME = {
   unpackSet,
   setAttr,
   loopObject,
+  macroArgs,
   makeTuple,
   kwargs,
   kwargMap,

@@ -5,8 +5,13 @@
  * the innermost environment; a read walks outward and stops at the first environment where the
  * name has been set so far, which may depend on what ran. So every name a scope may set gets a
  * JS variable there, starting as UNSET, and reads test the candidates innermost first.
+ *
+ * A macro call runs its body in a new environment whose parent is the *caller's* environment
+ * (dynamic scope). That is only compiled when it cannot matter: a name the body may read past its
+ * own scope must be one that no loop or macro scope binds (any of them may be on a caller's
+ * chain, the macro itself too when re-entered), so the lookup ends at the top level.
  */
-import type { Expression, For, Statement } from './ast.js';
+import type { Expression, For, Macro, Statement } from './ast.js';
 import { BUILTIN_NAMES } from './globals.js';
 
 export class Unsupported extends Error {}
@@ -21,10 +26,42 @@ export interface ForScope {
   readonly hasControl: boolean;
 }
 
+export interface MacroScope {
+  readonly id: number;
+  readonly node: Macro;
+  /** Parameters and every `set` target of the body outside its loops. */
+  readonly assigned: Set<string>;
+  readonly params: readonly string[];
+  /** Names a scope on a caller's chain may bind, which the body must not read from outside. */
+  readonly outside: ReadonlySet<string>;
+}
+
 export interface ScopeTable {
   /** Names set at the top level (outside every loop). */
   readonly global: Set<string>;
   readonly fors: Map<For, ForScope>;
+  readonly macros: Map<Macro, MacroScope>;
+}
+
+/** Names with a meaning inside macros (special arguments, call blocks) the compiler leaves out. */
+const MACRO_SPECIALS = new Set(['kwargs', 'varargs', 'caller']);
+
+/** Whether the tree under `node` holds an Identifier with one of `names`. */
+function mentions(node: unknown, names: ReadonlySet<string>): boolean {
+  if (Array.isArray(node)) return node.some((n) => mentions(n, names));
+  if (node instanceof Map) return [...node].some(([k, v]) => mentions(k, names) || mentions(v, names));
+  if (typeof node !== 'object' || node === null) return false;
+  const n = node as { type?: unknown; value?: unknown };
+  if (n.type === 'Identifier' && typeof n.value === 'string' && names.has(n.value)) return true;
+  return Object.values(node).some((v) => mentions(v, names));
+}
+
+function macroParams(node: Macro): string[] {
+  return node.args.map((a) => {
+    if (a.type === 'Identifier') return checkName(a.value);
+    if (a.type === 'KeywordArgumentExpression') return checkName(a.key.value);
+    throw new Unsupported('a macro parameter that is not a name');
+  });
 }
 
 function checkName(name: string): string {
@@ -71,8 +108,10 @@ function hasLoopControl(body: readonly Statement[]): boolean {
 }
 
 export function analyzeScopes(body: readonly Statement[]): ScopeTable {
-  const table: ScopeTable = { global: new Set(), fors: new Map() };
+  const table: ScopeTable = { global: new Set(), fors: new Map(), macros: new Map() };
   let nextId = 0;
+  let inMacro = false;
+  const local = new Set<string>();
   const visit = (statements: readonly Statement[], assigned: Set<string>): void => {
     for (const s of statements) {
       switch (s.type) {
@@ -101,12 +140,24 @@ export function analyzeScopes(body: readonly Statement[]): ScopeTable {
           visit(s.defaultBlock, scope.assigned);
           break;
         }
-        case 'Macro':
+        case 'Macro': {
+          if (inMacro) throw new Unsupported('a macro defined inside a macro');
+          if (mentions(s, MACRO_SPECIALS)) throw new Unsupported('a macro using kwargs, varargs or caller');
+          assigned.add(checkName(s.name.value));
+          const params = macroParams(s);
+          const scope: MacroScope = { id: nextId++, node: s, assigned: new Set(params), params, outside: local };
+          table.macros.set(s, scope);
+          inMacro = true;
+          visit(s.body, scope.assigned);
+          inMacro = false;
+          break;
+        }
         case 'CallStatement':
-          throw new Unsupported(`${s.type} statements`);
+          throw new Unsupported('CallStatement statements');
       }
     }
   };
   visit(body, table.global);
+  for (const scope of [...table.fors.values(), ...table.macros.values()]) for (const name of scope.assigned) local.add(name);
   return table;
 }
