@@ -52,14 +52,14 @@ function generate(program: Program): { source: string; constants: unknown[] } {
 
 export function compileTemplate(parsed: unknown): CompileOutcome {
   const program = parsed as Program;
-  if (program?.type !== 'Program') return { render: null, reason: 'not a parsed Program' };
-  let generated: { source: string; constants: unknown[] };
+  if (program?.type !== 'Program') return { render: null, reason: 'unsupported: not a parsed Program' };
   try {
-    generated = generate(program);
+    const generated = generate(program);
+    const factory = new Function('R', 'K', generated.source) as (r: Runtime, k: unknown[]) => RenderFunction;
+    return { render: factory(RUNTIME, generated.constants), source: generated.source };
   } catch (err) {
     if (err instanceof Unsupported) return { render: null, reason: `unsupported: ${err.message}` };
-    throw err;
+    // A compiler bug must not cost the template: the interpreter still renders it.
+    return { render: null, reason: `internal: ${(err as Error).message}` };
   }
-  const factory = new Function('R', 'K', generated.source) as (r: Runtime, k: unknown[]) => RenderFunction;
-  return { render: factory(RUNTIME, generated.constants), source: generated.source };
 }
