@@ -1,6 +1,8 @@
 /**
  * Chat template rendering (request-pipeline.md §4) on @huggingface/jinja: parse once per model,
- * render per request with the variables SMG passes.
+ * render per request with the variables SMG passes. The parsed template is also compiled to a JS
+ * function (template-compiler/, byte-identical to the library's interpreter and several times
+ * faster); templates or values the compiler does not cover render with the interpreter.
  */
 import { Template } from '@huggingface/jinja';
 import { detectContentFormat, detectThinkInPrefill, type ContentFormat } from './chat-template-analysis.js';
@@ -13,6 +15,8 @@ import {
   type ToolInput,
 } from './chat-template-messages.js';
 import { detectThinkingToggle, type ThinkingToggle } from './chat-template-thinking.js';
+import { compileTemplate, type RenderFunction } from './template-compiler/compile.js';
+import { CompiledFallback } from './template-compiler/values.js';
 
 export { ChatTemplateError };
 
@@ -47,18 +51,28 @@ export interface RenderRequest {
   kwargs?: Record<string, unknown> | null;
 }
 
+export interface ChatTemplateOptions {
+  /** Render with the library's interpreter even when the template compiles (differential tests). */
+  readonly interpretOnly?: boolean;
+}
+
 export class ChatTemplate {
   readonly contentFormat: ContentFormat;
   readonly thinking: ThinkingToggle;
   /** The generation prompt opens a `<think>` block, so output starts inside reasoning. */
   readonly thinkInPrefill: boolean;
   private readonly template: Template;
+  /** The compiled render function, or null when the template needs the interpreter. */
+  private readonly compiled: RenderFunction | null;
+  /** Why the template renders with the interpreter (null when it is compiled). */
+  readonly interpretedBecause: string | null;
   /** The special-token variables every render gets; absent ones are left out. */
   private readonly specials: Record<string, string> = {};
 
   private constructor(
     readonly source: string,
     tokens: TemplateSpecialTokens,
+    options: ChatTemplateOptions,
   ) {
     const { bosToken, eosToken, unkToken, padToken } = tokens;
     // Absent special tokens stay undefined (not none), as in SMG's minijinja context.
@@ -74,15 +88,18 @@ export class ChatTemplate {
     } catch (err) {
       throw new ChatTemplateError(PREFIX + (err as Error).message);
     }
+    const outcome = options.interpretOnly ? { render: null, reason: 'interpretOnly' } : compileTemplate(this.template.parsed);
+    this.compiled = outcome.render;
+    this.interpretedBecause = outcome.render ? null : outcome.reason;
     this.contentFormat = detectContentFormat(this.template.parsed);
     this.thinkInPrefill = detectThinkInPrefill(this.template.parsed);
     this.thinking = detectThinkingToggle(source);
   }
 
   /** Throws ChatTemplateError when there is no template or it does not parse. */
-  static compile(source: string | null, tokens: TemplateSpecialTokens): ChatTemplate {
+  static compile(source: string | null, tokens: TemplateSpecialTokens, options: ChatTemplateOptions = {}): ChatTemplate {
     if (source === null) throw new ChatTemplateError(PREFIX + MISSING);
-    return new ChatTemplate(source, tokens);
+    return new ChatTemplate(source, tokens, options);
   }
 
   render(req: RenderRequest): string {
@@ -106,11 +123,22 @@ export class ChatTemplate {
 
     let rendered: string;
     try {
-      rendered = this.template.render(context);
+      rendered = this.renderContext(context);
     } catch (err) {
       throw new ChatTemplateError(PREFIX + (err as Error).message);
     }
     return rendered + prefill;
+  }
+
+  private renderContext(context: Record<string, unknown>): string {
+    if (this.compiled === null) return this.template.render(context);
+    try {
+      return this.compiled(context);
+    } catch (err) {
+      // A value the compiled code does not mirror exactly: this one render goes to the interpreter.
+      if (err instanceof CompiledFallback) return this.template.render(context);
+      throw err;
+    }
   }
 }
 

@@ -1,0 +1,162 @@
+/**
+ * How compiled templates hold @huggingface/jinja's runtime values without boxing them.
+ *
+ * The interpreter wraps every value in a RuntimeValue; compiled code works on the plain JS values
+ * the context already holds and only boxes what a plain value cannot express:
+ *
+ *   UndefinedValue → undefined       NullValue → null        BooleanValue → boolean
+ *   StringValue → string             ArrayValue → array      TupleValue → array tagged TUPLE
+ *   IntegerValue → integral number   FloatValue → non-integral number, or FloatBox when integral
+ *   ObjectValue → plain object       NamespaceValue → Namespace (a Map, insertion ordered)
+ *   FunctionValue → (args) => value  KeywordArgumentsValue → Kwargs (only ever an argument)
+ *
+ * A number from the context is an integer exactly when Number.isInteger says so, which is how the
+ * interpreter converts it. Arithmetic keeps the interpreter's typing: an integer operation whose
+ * result is not an integer (an overflow to Infinity) gives up through `fallback()`.
+ */
+
+/** Base of the few boxes, so one `instanceof` tells them from plain objects. */
+export abstract class Boxed {}
+
+/** A float-typed number with an integral value: prints `2.0`, is not `integer`. */
+export class FloatBox extends Boxed {
+  constructor(readonly v: number) {
+    super();
+  }
+}
+
+/** `namespace(...)`: the only value a template may mutate (`set ns.x = ...`). */
+export class Namespace extends Boxed {
+  constructor(readonly m: Map<string, unknown>) {
+    super();
+  }
+}
+
+/** Keyword arguments appended to a call's positional ones, as the interpreter does. */
+export class Kwargs extends Boxed {
+  constructor(readonly m: Map<string, unknown>) {
+    super();
+  }
+}
+
+export type TemplateFunction = (args: unknown[]) => unknown;
+
+/** Marks an array built from a tuple literal (`('a', 'b')`), which behaves differently in places. */
+export const TUPLE: unique symbol = Symbol('jinja.tuple');
+
+export function makeTuple(items: unknown[]): unknown[] {
+  (items as unknown as Record<symbol, boolean>)[TUPLE] = true;
+  return items;
+}
+
+export function isTuple(v: unknown[]): boolean {
+  return (v as unknown as Record<symbol, boolean | undefined>)[TUPLE] === true;
+}
+
+/**
+ * Thrown by compiled code for an input it does not mirror exactly (an exotic value type, a
+ * library quirk that ends in a JS TypeError); the caller then renders with the interpreter.
+ */
+export class CompiledFallback extends Error {
+  constructor(readonly reason: string) {
+    super(`compiled template fell back: ${reason}`);
+  }
+}
+
+export function fallback(reason: string): never {
+  throw new CompiledFallback(reason);
+}
+
+export const enum Kind {
+  Undefined,
+  Null,
+  Boolean,
+  Integer,
+  Float,
+  String,
+  Array,
+  Tuple,
+  Object,
+  Namespace,
+  Function,
+  Kwargs,
+}
+
+export function kindOf(v: unknown): Kind {
+  switch (typeof v) {
+    case 'string':
+      return Kind.String;
+    case 'number':
+      return Number.isInteger(v) ? Kind.Integer : Kind.Float;
+    case 'boolean':
+      return Kind.Boolean;
+    case 'undefined':
+      return Kind.Undefined;
+    case 'function':
+      return Kind.Function;
+    case 'object':
+      if (v === null) return Kind.Null;
+      if (Array.isArray(v)) return isTuple(v) ? Kind.Tuple : Kind.Array;
+      if (v instanceof Boxed) return v instanceof FloatBox ? Kind.Float : v instanceof Namespace ? Kind.Namespace : Kind.Kwargs;
+      return Kind.Object;
+    default:
+      // bigint / symbol never come from JSON; the interpreter refuses them when converting.
+      return fallback(`unsupported value type ${typeof v}`);
+  }
+}
+
+const TYPE_NAMES: Record<Kind, string> = {
+  [Kind.Undefined]: 'UndefinedValue',
+  [Kind.Null]: 'NullValue',
+  [Kind.Boolean]: 'BooleanValue',
+  [Kind.Integer]: 'IntegerValue',
+  [Kind.Float]: 'FloatValue',
+  [Kind.String]: 'StringValue',
+  [Kind.Array]: 'ArrayValue',
+  [Kind.Tuple]: 'TupleValue',
+  [Kind.Object]: 'ObjectValue',
+  [Kind.Namespace]: 'NamespaceValue',
+  [Kind.Function]: 'FunctionValue',
+  [Kind.Kwargs]: 'KeywordArgumentsValue',
+};
+
+/** The interpreter's `value.type`, which its error messages quote. */
+export function typeName(v: unknown): string {
+  return TYPE_NAMES[kindOf(v)];
+}
+
+/** A plain object standing for an ObjectValue (not an array, box or function). */
+export function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Boxed);
+}
+
+export const hasOwn = Object.hasOwn as (o: object, key: string) => boolean;
+
+/** The numeric value of an integer or float (boxed or not). */
+export function num(v: number | FloatBox): number {
+  return typeof v === 'number' ? v : v.v;
+}
+
+/** A float-typed result: boxed when integral so it keeps printing as a float. */
+export function floatResult(x: number): number | FloatBox {
+  return Number.isInteger(x) ? new FloatBox(x) : x;
+}
+
+/** An integer-typed result; the interpreter would hold a non-integer in an IntegerValue. */
+export function intResult(x: number): number {
+  return Number.isInteger(x) ? x : fallback('integer operation gave a non-integer');
+}
+
+/** `__bool__`: Python truthiness, except that a namespace is always true (the library's quirk). */
+export function truthy(v: unknown): boolean {
+  if (typeof v !== 'object' || v === null) return !!v;
+  if (Array.isArray(v)) return v.length > 0;
+  if (v instanceof FloatBox) return v.v !== 0;
+  if (v instanceof Namespace) return true;
+  if (v instanceof Kwargs) return v.m.size > 0;
+  for (const key in v) if (hasOwn(v, key)) return true;
+  return false;
+}
+
+/** Own keys in the order the interpreter's Map (built from Object.entries) would list them. */
+export const keysOf = Object.keys as (o: object) => string[];
