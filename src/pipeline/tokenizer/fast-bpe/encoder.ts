@@ -13,14 +13,16 @@
  * compare it with the Rust binding and the JS library on thousands of strings.
  */
 import type { AddedTokenFinder } from './added-tokens.js';
+import { AsciiShadow } from './ascii-shadow.js';
 import { writeUtf8 } from './byte-level.js';
 import { WordMerger } from './merge.js';
 import type { PairTable } from './pair-table.js';
+import type { SplitPattern } from './text-stages.js';
 
 export interface FastBpeParts {
   nfc: boolean;
-  /** Split patterns as JS sources (text-stages.ts), applied in order. */
-  splitSources: readonly string[];
+  /** Split patterns (text-stages.ts), applied in order. */
+  splits: readonly SplitPattern[];
   ignoreMerges: boolean;
   /** Byte-level token string → id (read when ignore_merges is on). */
   vocab: ReadonlyMap<string, number>;
@@ -44,14 +46,16 @@ const MAY_NEED_NFC = /[^\u0000-\u02ff]/;
 export class FastBpeEncoder {
   private readonly stages: RegExp[];
   private readonly lastStage: number;
+  private readonly shadow: AsciiShadow;
   private readonly merger: WordMerger;
   private readonly cache = new Map<string, number | number[]>();
   private bytes = new Uint8Array(1024);
   private symbols = new Int32Array(1024);
 
   constructor(private readonly parts: FastBpeParts) {
-    this.stages = parts.splitSources.map((s) => new RegExp(s, 'gu'));
+    this.stages = parts.splits.map((s) => new RegExp(s.source, 'gu'));
     this.lastStage = this.stages.length - 1;
+    this.shadow = new AsciiShadow(parts.splits);
     this.merger = new WordMerger(parts.pairs);
   }
 
@@ -79,19 +83,76 @@ export class FastBpeEncoder {
     const s = this.parts.nfc && MAY_NEED_NFC.test(text) ? text.normalize('NFC') : text;
     const finder = this.parts.normalizedTokens;
     if (finder === null) {
-      this.split(s, 0, out);
+      this.preTokenize(s, out);
       return;
     }
     let from = 0;
     for (let at = finder.find(s, 0); at >= 0; at = finder.find(s, from)) {
-      if (at > from) this.split(s.slice(from, at), 0, out);
+      if (at > from) this.preTokenize(s.slice(from, at), out);
       out.push(finder.matchId);
       from = finder.matchEnd;
     }
-    if (from < s.length) this.split(from === 0 ? s : s.slice(from), 0, out);
+    if (from < s.length) this.preTokenize(from === 0 ? s : s.slice(from), out);
   }
 
-  /** Applies split stage `stage` and the ones after it to `s`. */
+  /** Splits normalized text into pre-tokens, on its ASCII shadow when it has one. */
+  private preTokenize(s: string, out: number[]): void {
+    if (this.stages.length === 0) {
+      this.word(s, out);
+      return;
+    }
+    const shadow = this.shadow.shadow(s);
+    if (shadow === null) this.split(s, 0, out);
+    else this.splitShadow(s, this.shadow.map, shadow, 0, 0, out);
+  }
+
+  /**
+   * Applies split stage `stage` and the ones after it to `piece`, a part of the shadow starting
+   * at shadow offset `base`; words are cut from the text `s` (through `map` when offsets differ).
+   */
+  private splitShadow(s: string, map: Int32Array | null, piece: string, base: number, stage: number, out: number[]): void {
+    const n = piece.length;
+    if (stage > this.lastStage) {
+      this.word(map === null ? s.slice(base, base + n) : s.slice(map[base], map[base + n]), out);
+      return;
+    }
+    const search = this.shadow.global[stage];
+    if (stage === this.lastStage) {
+      const sticky = this.shadow.sticky[stage];
+      let p = 0;
+      while (p < n) {
+        sticky.lastIndex = p;
+        let from = p;
+        let to: number;
+        if (sticky.test(piece)) {
+          to = sticky.lastIndex;
+        } else {
+          // A gap: it is a piece of its own, then comes the next match, if any.
+          search.lastIndex = p;
+          const m = search.exec(piece);
+          const gapEnd = m === null ? n : m.index;
+          this.word(map === null ? s.slice(base + p, base + gapEnd) : s.slice(map[base + p], map[base + gapEnd]), out);
+          if (m === null) return;
+          from = gapEnd;
+          to = search.lastIndex;
+        }
+        this.word(map === null ? s.slice(base + from, base + to) : s.slice(map[base + from], map[base + to]), out);
+        p = to;
+      }
+      return;
+    }
+    search.lastIndex = 0;
+    let p = 0;
+    for (let m = search.exec(piece); m !== null; m = search.exec(piece)) {
+      const end = search.lastIndex;
+      if (m.index > p) this.splitShadow(s, map, piece.slice(p, m.index), base + p, stage + 1, out);
+      this.splitShadow(s, map, m[0], base + m.index, stage + 1, out);
+      p = end;
+    }
+    if (p < n) this.splitShadow(s, map, p === 0 ? piece : piece.slice(p), base + p, stage + 1, out);
+  }
+
+  /** Applies split stage `stage` and the ones after it to `s` (the text itself: no shadow). */
   private split(s: string, stage: number, out: number[]): void {
     if (stage > this.lastStage) {
       this.word(s, out);

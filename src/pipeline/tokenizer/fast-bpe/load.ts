@@ -131,8 +131,8 @@ export function buildFastBpeEncoder(tokenizerJson: unknown, tokenizerConfig: Jso
   if (post) return post;
   const nfc = readNormalizer(json.normalizer);
   if (refused(nfc)) return nfc;
-  const splitSources = readPreTokenizer(json.pre_tokenizer);
-  if (refused(splitSources)) return splitSources;
+  const splits = readPreTokenizer(json.pre_tokenizer);
+  if (refused(splits)) return splits;
   const model = readModel(json.model);
   if (refused(model)) return model;
   const { vocab } = model;
@@ -152,7 +152,7 @@ export function buildFastBpeEncoder(tokenizerJson: unknown, tokenizerConfig: Jso
   return {
     encoder: new FastBpeEncoder({
       nfc,
-      splitSources,
+      splits,
       ignoreMerges: model.ignoreMerges,
       vocab,
       byteIds,

@@ -20,7 +20,7 @@
  * matches differently.
  */
 
-export type Translation = { ok: true; source: string } | { ok: false; reason: string };
+export type Translation = { ok: true; source: string; sets: string[]; emit: (map: SetMapper) => string } | { ok: false; reason: string };
 
 /** General categories, accepted case-insensitively as Oniguruma does. */
 const CATEGORIES = new Map(
@@ -48,8 +48,11 @@ function literal(cp: number): string {
   return /^[A-Za-z0-9 _'"!#%&,:;<>=@`~]$/.test(c) ? c : hexCode(cp);
 }
 
+/** Maps the JS source of a one-character set to the source emitted for it. */
+export type SetMapper = (setSource: string) => string;
+
 interface Piece {
-  source: string;
+  emit: (map: SetMapper) => string;
   nullable: boolean;
   /** Lookarounds cannot be quantified in `u` mode. */
   quantifiable: boolean;
@@ -60,6 +63,8 @@ interface Piece {
 class Parser {
   private i = 0;
   private fold = false;
+  /** Every one-character set of the pattern, by its JS source. */
+  readonly sets = new Set<string>();
 
   constructor(private readonly src: string) {}
 
@@ -73,28 +78,33 @@ class Parser {
     return this.src[this.i + k];
   }
 
+  private set(source: string): Piece {
+    this.sets.add(source);
+    return { emit: (map) => map(source), nullable: false, quantifiable: true, single: true };
+  }
+
   private alternation(): Piece {
     const branches = [this.sequence()];
     while (this.peek() === '|') {
       this.i++;
       branches.push(this.sequence());
     }
+    if (branches.length === 1) return branches[0];
     return {
-      source: branches.map((b) => b.source).join('|'),
+      emit: (map) => branches.map((b) => b.emit(map)).join('|'),
       nullable: branches.some((b) => b.nullable),
       quantifiable: true,
     };
   }
 
   private sequence(): Piece {
-    let source = '';
-    let nullable = true;
-    while (this.i < this.src.length && this.peek() !== '|' && this.peek() !== ')') {
-      const atom = this.quantified();
-      source += atom.source;
-      nullable &&= atom.nullable;
-    }
-    return { source, nullable, quantifiable: true };
+    const items: Piece[] = [];
+    while (this.i < this.src.length && this.peek() !== '|' && this.peek() !== ')') items.push(this.quantified());
+    return {
+      emit: (map) => items.map((p) => p.emit(map)).join(''),
+      nullable: items.every((p) => p.nullable),
+      quantifiable: true,
+    };
   }
 
   private quantified(): Piece {
@@ -120,8 +130,11 @@ class Parser {
     const after = this.peek();
     if (after === '?' || after === '+') throw new Refusal(`lazy or possessive quantifier at ${this.i}`);
     if (!atom.quantifiable) throw new Refusal(`quantified lookaround at ${this.i}`);
-    const body = atom.single ? atom.source : `(?:${atom.source})`;
-    return { source: `${body}${text}`, nullable: min === 0 || atom.nullable, quantifiable: true };
+    return {
+      emit: (map) => (atom.single ? atom.emit(map) : `(?:${atom.emit(map)})`) + text,
+      nullable: min === 0 || atom.nullable,
+      quantifiable: true,
+    };
   }
 
   private atom(): Piece {
@@ -132,7 +145,7 @@ class Parser {
     if ('.^$)]{}?*+'.includes(c)) throw new Refusal(`unsupported ${JSON.stringify(c)} at ${this.i}`);
     const cp = this.src.codePointAt(this.i) as number;
     this.i += cp > 0xffff ? 2 : 1;
-    return { source: this.literalAtom(cp), nullable: false, quantifiable: true, single: true };
+    return this.set(this.literalAtom(cp));
   }
 
   /** A literal, expanded to its case-fold class inside (?i:…). */
@@ -167,8 +180,8 @@ class Parser {
     this.fold = outerFold;
     if (this.peek() !== ')') throw new Refusal('unclosed group');
     this.i++;
-    if (kind === '?=' || kind === '?!') return { source: `(${kind}${body.source})`, nullable: true, quantifiable: false };
-    return { source: `(?:${body.source})`, nullable: body.nullable, quantifiable: true };
+    if (kind === '?=' || kind === '?!') return { emit: (map) => `(${kind}${body.emit(map)})`, nullable: true, quantifiable: false };
+    return { emit: (map) => `(?:${body.emit(map)})`, nullable: body.nullable, quantifiable: true };
   }
 
   /** `\p{…}`, `\P{…}`, `\s`, `\S` at this.i (after the backslash) as a set, or null. */
@@ -214,10 +227,7 @@ class Parser {
     if (this.fold) throw new Refusal('escape under (?i:)');
     this.i++;
     const set = this.setEscape();
-    if (set !== null) {
-      return { source: set, nullable: false, quantifiable: true, single: true };
-    }
-    return { source: this.literalAtom(this.charEscape()), nullable: false, quantifiable: true, single: true };
+    return this.set(set ?? this.literalAtom(this.charEscape()));
   }
 
   private charClass(): Piece {
@@ -260,7 +270,7 @@ class Parser {
     }
     this.i++;
     if (items === 0) throw new Refusal(`empty class at ${start}`);
-    return { source: `${out}]`, nullable: false, quantifiable: true, single: true };
+    return this.set(`${out}]`);
   }
 
   /** One character of a class (literal or single-character escape). */
@@ -275,22 +285,27 @@ class Parser {
   }
 }
 
-/** The JS source (for `new RegExp(source, 'gu')`) of an Oniguruma pattern, or why not. */
+/**
+ * The JS source (for `new RegExp(source, 'gu')`) of an Oniguruma pattern, its one-character sets,
+ * and `emit` to write it again with each set replaced (ascii-shadow.ts); or why not.
+ */
 export function translateOnigPattern(pattern: string): Translation {
   let piece: Piece;
+  const parser = new Parser(pattern);
   try {
-    piece = new Parser(pattern).parse();
+    piece = parser.parse();
   } catch (err) {
     if (err instanceof Refusal) return { ok: false, reason: `pattern ${JSON.stringify(pattern)}: ${err.message}` };
     throw err;
   }
   if (piece.nullable) return { ok: false, reason: `pattern ${JSON.stringify(pattern)} can match the empty string` };
+  const source = piece.emit((set) => set);
   try {
-    new RegExp(piece.source, 'gu');
+    new RegExp(source, 'gu');
   } catch (err) {
     return { ok: false, reason: `pattern ${JSON.stringify(pattern)}: ${(err as Error).message}` };
   }
-  return { ok: true, source: piece.source };
+  return { ok: true, source, sets: [...parser.sets], emit: piece.emit };
 }
 
 /**

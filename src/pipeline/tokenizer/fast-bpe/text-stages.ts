@@ -4,9 +4,16 @@
  * exactly. Only what the supported tokenizers (Qwen3, Llama 3, gpt-oss, DeepSeek-V3, GPT-2-style)
  * use is accepted; every unknown type, option or key is refused rather than approximated.
  */
-import { GPT2_PATTERN, translateOnigPattern } from './onig-regex.js';
+import { GPT2_PATTERN, translateOnigPattern, type SetMapper } from './onig-regex.js';
 
 export type Refused = { refused: string };
+
+/** A split pattern as JS source, with its one-character sets and a way to rewrite them (ascii-shadow.ts). */
+export interface SplitPattern {
+  source: string;
+  sets: readonly string[];
+  emit: (map: SetMapper) => string;
+}
 type Json = Record<string, unknown>;
 
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -38,11 +45,11 @@ export function readNormalizer(node: unknown): boolean | Refused {
 }
 
 /**
- * The split patterns (JS sources, applied in order, each to every piece of the one before, each
+ * The split patterns (applied in order, each to every piece of the one before, each
  * match and each gap between matches kept as a piece: `behavior: Isolated`), ending with the byte
  * mapping of ByteLevel, which must come last.
  */
-export function readPreTokenizer(node: unknown): string[] | Refused {
+export function readPreTokenizer(node: unknown): SplitPattern[] | Refused {
   if (!isObject(node)) return { refused: 'no pre-tokenizer: not a byte-level tokenizer' };
   const steps: Json[] = [];
   const flatten = (n: Json): Refused | null => {
@@ -73,13 +80,13 @@ export function readPreTokenizer(node: unknown): string[] | Refused {
   const byteLevel = readByteLevel(last);
   if (typeof byteLevel !== 'boolean') return byteLevel;
   if (byteLevel) patterns.push(GPT2_PATTERN);
-  const sources: string[] = [];
+  const translated: SplitPattern[] = [];
   for (const p of patterns) {
     const t = translateOnigPattern(p);
     if (!t.ok) return { refused: `split ${t.reason}` };
-    sources.push(t.source);
+    translated.push(t);
   }
-  return sources;
+  return translated;
 }
 
 function readSplit(step: Json): string | Refused {
