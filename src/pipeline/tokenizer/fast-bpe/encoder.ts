@@ -51,6 +51,8 @@ export class FastBpeEncoder {
   private readonly cache = new Map<string, number | number[]>();
   private bytes = new Uint8Array(1024);
   private symbols = new Int32Array(1024);
+  /** Set only by `preTokens`: collects the words instead of encoding them. */
+  private collected: string[] | null = null;
 
   constructor(private readonly parts: FastBpeParts) {
     this.stages = parts.splits.map((s) => new RegExp(s.source, 'gu'));
@@ -76,6 +78,21 @@ export class FastBpeEncoder {
     }
     if (from < text.length) this.segment(from === 0 ? text : text.slice(from), out);
     return out;
+  }
+
+  /**
+   * The pre-tokens (words) the text between added tokens splits into after normalization, in
+   * order; added tokens themselves are left out. For tests and diagnostics, not the hot path.
+   */
+  preTokens(text: string): string[] {
+    const words: string[] = [];
+    this.collected = words;
+    try {
+      this.encode(text);
+    } finally {
+      this.collected = null;
+    }
+    return words;
   }
 
   /** A stretch of text between raw added tokens: normalized, then split on normalized ones. */
@@ -185,6 +202,7 @@ export class FastBpeEncoder {
 
   /** Ids of one pre-token. */
   private word(w: string, out: number[]): void {
+    if (this.collected !== null) this.collected.push(w);
     const hit = this.cache.get(w);
     if (hit !== undefined) {
       if (typeof hit === 'number') out.push(hit);
