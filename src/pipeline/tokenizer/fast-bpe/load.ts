@@ -41,7 +41,10 @@ function readModel(model: unknown): { vocab: Map<string, number>; merges: unknow
   if (!unset(model.ignore_merges) && typeof model.ignore_merges !== 'boolean') return { refused: 'BPE ignore_merges is not a boolean' };
   if (!isObject(model.vocab) || !Array.isArray(model.merges)) return { refused: 'BPE model without vocab or merges' };
   const vocab = new Map<string, number>();
-  for (const [token, id] of Object.entries(model.vocab)) {
+  const entries = model.vocab;
+  // for-in rather than Object.entries: no pair array per token (200k of them).
+  for (const token in entries) {
+    const id = entries[token];
     if (!Number.isInteger(id) || (id as number) < 0) return { refused: `vocab id of ${JSON.stringify(token)} is not an integer` };
     vocab.set(token, id as number);
   }
