@@ -157,7 +157,8 @@ export function buildFastBpeEncoder(tokenizerJson: unknown, tokenizerConfig: Jso
       nfc,
       splits,
       ignoreMerges: model.ignoreMerges,
-      vocab,
+      // Read only for ignore_merges: otherwise not kept (200k strings).
+      vocab: model.ignoreMerges ? vocab : new Map(),
       byteIds,
       byteChars,
       pairs,
