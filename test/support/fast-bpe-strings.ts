@@ -135,6 +135,13 @@ export function fastBpeStrings(
     'é'.repeat(800),
     '中'.repeat(900),
     '👍'.repeat(300),
+    // Around the length where merging switches from rescanning to a heap (merge.ts, 64 bytes).
+    ...Array.from({ length: 30 }, (_, i) => {
+      let s = ' ';
+      for (let k = 0; k < 50 + i; k++) s += String.fromCharCode(97 + Math.floor(rand() * 26));
+      return s;
+    }),
+    ...Array.from({ length: 10 }, (_, i) => 'é'.repeat(28 + i)),
     ...Array.from({ length: count(20) }, () => {
       let s = '';
       const n = 200 + Math.floor(rand() * 3000);
