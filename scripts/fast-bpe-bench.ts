@@ -3,7 +3,8 @@
  * side by side in one run: µs per encode (wall, one call at a time) and CPU µs per encode (process
  * CPU time, all threads: the binding encodes on the libuv pool), on Qwen3 and Llama 3.1, for
  *
- *   chat   a rendered ~20-token chat prompt (the model's own template, a different question each call)
+ *   chat   a rendered ~20-token chat prompt (the model's own template, a Harmony turn for gpt-oss;
+ *          a different question each call)
  *   prose  ~2k tokens of English prose, words drawn at random (from the repository's own text
  *          plus made-up words and numbers), a different text per call
  *   code   ~2k tokens cut from the repository's src/ at a random offset, a different cut per call
@@ -77,13 +78,12 @@ function prose(rand: () => number, chars: number): string {
   return s;
 }
 
-function inputs(workload: Workload, seed: number, n: number, template: ChatTemplate): string[] {
+type Render = (question: string) => string;
+
+function inputs(workload: Workload, seed: number, n: number, render: Render): string[] {
   const rand = rng(seed);
   return Array.from({ length: n }, () => {
-    if (workload === 'chat') {
-      const q = `${prose(rand, 30).trim()}?`;
-      return template.render({ messages: [{ role: 'user', content: q }], addGenerationPrompt: true });
-    }
+    if (workload === 'chat') return render(`${prose(rand, 30).trim()}?`);
     // Built by concatenating ~1,500 words, a rope that costs ~150 µs to flatten, which whichever
     // encoder reads it first would pay; a prompt arrives flat (a JSON string), so flatten it here.
     if (workload === 'prose') return Buffer.from(prose(rand, 9000)).toString();
@@ -115,7 +115,11 @@ interface NativeBinding {
 for (const name of arg('models', 'qwen3,llama31').split(',')) {
   const dir = MODELS[name]();
   const tok = await loadTokenizer(dir);
-  const template = ChatTemplate.compile(tok.chatTemplate, tok);
+  // gpt-oss has no Jinja template (the gateway renders Harmony itself): a Harmony user turn.
+  const template = tok.chatTemplate ? ChatTemplate.compile(tok.chatTemplate, tok) : null;
+  const render: Render = template
+    ? (q) => template.render({ messages: [{ role: 'user', content: q }], addGenerationPrompt: true })
+    : (q) => `<|start|>user<|message|>${q}<|end|><|start|>assistant`;
   const t0 = performance.now();
   const json: unknown = JSON.parse(readFileSync(join(dir, 'tokenizer.json'), 'utf8'));
   const parsedMs = performance.now() - t0;
@@ -133,7 +137,7 @@ for (const name of arg('models', 'qwen3,llama31').split(',')) {
   };
   for (const workload of ['chat', 'prose', 'code'] as const) {
     // Warm-up: JIT, and the word caches as earlier traffic would leave them.
-    const warm = inputs(workload, 1, PER_ROUND[workload], template);
+    const warm = inputs(workload, 1, PER_ROUND[workload], render);
     let tokens = 0;
     for (const t of warm) {
       const want = encoders.js(t) as number[];
@@ -147,7 +151,7 @@ for (const name of arg('models', 'qwen3,llama31').split(',')) {
     for (let round = 0; round < ROUNDS; round++) {
       for (const [k, enc] of Object.entries(encoders)) {
         // Fresh texts per encoder and round: nobody times a text it has already seen.
-        const texts = inputs(workload, 1000 + round * 10 + Object.keys(encoders).indexOf(k), PER_ROUND[workload], template);
+        const texts = inputs(workload, 1000 + round * 10 + Object.keys(encoders).indexOf(k), PER_ROUND[workload], render);
         const r = await timeRound(enc, texts);
         (results[k] ??= { wall: [], cpu: [] }).wall.push(r.wallUs);
         results[k].cpu.push(r.cpuUs);

@@ -10,6 +10,8 @@
  * - code points whose Unicode properties V8's tables (ICU, Unicode 17 on Node 20.20) and the Rust
  *   library's tables (Unicode 16) disagree on — newly assigned ones: the fast encoder, like the JS
  *   library, runs V8's regexes, so there it may follow the JS library instead of Rust.
+ * The pre-tokens themselves are compared with Rust's pre-tokenizer too, so a split difference
+ * cannot hide behind merges that happen to give the same ids.
  * Also checks that each tokenizer actually loads into the fast encoder and that the event loop's
  * LoadedTokenizer uses it, so support cannot quietly regress to the slow path.
  */
@@ -20,13 +22,15 @@ import type { Tokenizer } from '@huggingface/tokenizers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ChatTemplate } from '../../src/pipeline/chat-template.js';
 import { parityProbes } from '../../src/pipeline/prompt-pool/probes.js';
+import { byteLevelAlphabet } from '../../src/pipeline/tokenizer/fast-bpe/byte-level.js';
 import { FastBpeEncoder, loadFastBpeEncoder, probeTexts } from '../../src/pipeline/tokenizer/fast-bpe/index.js';
 import type { HfTokenizer } from '../../src/pipeline/tokenizer/hf-tokenizer.js';
 import { loadTokenizer } from '../../src/pipeline/tokenizer/index.js';
 import { loadLibTokenizer } from '../../src/pipeline/tokenizer/load.js';
 import { fastBpeStrings } from '../support/fast-bpe-strings.js';
 import { llama31ModelDir, tokenizerFixtureDir } from '../support/tokenizer-fixtures.js';
-import { differentialStrings } from '../support/tokenizer-strings.js';
+import { rng } from '../fixtures/pipeline-random.js';
+import { differentialStrings, randomUnicode } from '../support/tokenizer-strings.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 
@@ -42,6 +46,8 @@ const binding = (() => {
   }
 })();
 
+const ALPHABET = byteLevelAlphabet();
+const toByteLevel = (text: string) => [...Buffer.from(text, 'utf8')].map((b) => ALPHABET[b]).join('');
 const wellFormed = (text: string) => (text as string & { isWellFormed(): boolean }).isWellFormed();
 const same = (a: readonly number[], b: readonly number[]) => a.length === b.length && a.every((id, i) => id === b[i]);
 
@@ -160,6 +166,22 @@ describe.each([
     // These strings hold no newly assigned code point.
     expect(letOff).toEqual([]);
   }, 120_000);
+
+  it("pre-tokens (the split, not just the ids) equal Rust's", () => {
+    if (enc.native === null) return;
+    const added = addedTokens(dir);
+    const sets = fastBpeStrings(12, [], null, scale * 0.3);
+    const rand = rng(2028);
+    const unicode = Array.from({ length: 200 }, () => randomUnicode(rand, 40));
+    // Rust's pre-tokenizer alone sees neither the normalizer nor the added tokens.
+    const texts = [...sets.mixed, ...sets.whitespace, ...sets.longWords, ...unicode].filter(
+      (t) => wellFormed(t) && t.normalize('NFC') === t && !added.some((a) => t.includes(a)) && ![...t].some((c) => skewed(enc, c.codePointAt(0) as number)),
+    );
+    expect(texts.length).toBeGreaterThan(300);
+    const pre = (enc.native as NativeTokenizer).getPreTokenizer();
+    const differing = texts.filter((t) => JSON.stringify(enc.fast.preTokens(t).map(toByteLevel)) !== JSON.stringify(pre.preTokenizeString(t).map((p) => p[0])));
+    expect(differing.map((t) => t.slice(0, 120))).toEqual([]);
+  }, 60_000);
 
   it('random code points (lone surrogates included), repository code, special-token text, long prompts', async () => {
     const texts = Object.values(differentialStrings(2027, addedTokens(dir), ROOT, scale * 0.25)).flat();

@@ -179,6 +179,7 @@ export class FastBpeEncoder {
     if (stage === this.lastStage) {
       // One native call for all pieces; right unless the pattern left gaps between matches.
       const mark = out.length;
+      const collectedMark = this.collected?.length ?? 0;
       const words = s.match(re);
       let covered = 0;
       if (words !== null) {
@@ -189,6 +190,7 @@ export class FastBpeEncoder {
       }
       if (covered === s.length) return;
       out.length = mark;
+      if (this.collected !== null) this.collected.length = collectedMark;
     }
     re.lastIndex = 0;
     let pos = 0;
