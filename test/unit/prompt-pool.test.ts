@@ -1,11 +1,14 @@
 /**
- * The prompt pool's lifecycle on the tiny tokenizer: threads start in the background and give the
- * event loop's ids, a template error comes back as the template's error, a thread that dies fails
+ * The prompt pool's lifecycle on the tiny tokenizer: threads start in the background on the fast
+ * encoder (or the one asked for, or the next that works, saying why) and give the event loop's
+ * ids, a template error comes back as the template's error, a thread that dies fails
  * the jobs it held with a 500 and is replaced, a pool with no thread ready (or closed) leaves the
  * work to the event loop, and an idle pool does not keep the process alive.
  */
 import { execFile } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,12 +17,13 @@ import { PipelineError } from '../../src/pipeline/errors.js';
 import { encodeChatPrompt, encodePromptText, TEXT_OFF_LOOP_MIN_CHARS } from '../../src/pipeline/prompt-pool/encode-prompt.js';
 import type { PromptPool, PromptPoolEvent } from '../../src/pipeline/prompt-pool/pool.js';
 import { startPromptPool } from '../../src/pipeline/prompt-pool/start.js';
+import type { HfTokenizer } from '../../src/pipeline/tokenizer/hf-tokenizer.js';
 import { loadTokenizer, type LoadedTokenizer } from '../../src/pipeline/tokenizer/index.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 const TINY = join(ROOT, 'test/fixtures/tiny-tokenizer');
 const CRASHING = new URL('../support/crashing-prompt-worker.mjs', import.meta.url);
-/** Whether the Rust binding is installed (then pools default to one thread on it). */
+/** Whether the Rust binding is installed (then a pool asked for it runs one thread on it). */
 const BINDING = (() => {
   try {
     return Boolean(createRequire(import.meta.url).resolve('tokenizers'));
@@ -53,13 +57,11 @@ describe('a started pool', () => {
   }, 60_000);
   afterAll(() => pool.close());
 
-  it('starts one thread on the Rust binding when it is installed, else two on the JS library', () => {
+  it('starts two threads on the fast encoder (the tiny tokenizer is one it supports)', () => {
     const ready = events.filter((e) => e.kind === 'ready');
-    expect(pool.readyCount).toBe(BINDING ? 1 : 2);
-    expect(ready).toHaveLength(BINDING ? 1 : 2);
-    for (const e of ready) {
-      expect(e).toMatchObject(BINDING ? { encoder: 'native', note: null } : { encoder: 'js', note: expect.stringMatching(/tokenizers binding did not load/) });
-    }
+    expect(pool.readyCount).toBe(2);
+    expect(ready).toHaveLength(2);
+    for (const e of ready) expect(e).toMatchObject({ encoder: 'fast', note: null });
   });
 
   it('encodes text and chat prompts to the ids the event loop gives', async () => {
@@ -100,6 +102,51 @@ describe('a started pool', () => {
       expect((err as Error).message).toBe((expected as Error).message);
     } finally {
       await own.close();
+    }
+  }, 60_000);
+});
+
+describe('the encoder a thread falls back to', () => {
+  async function readyEvents(pool: PromptPool, events: PromptPoolEvent[]): Promise<PromptPoolEvent[]> {
+    await pool.whenReady();
+    return events.filter((e) => e.kind === 'ready');
+  }
+
+  it('asked for the binding: one thread on it when it is installed, else two on the JS library', async () => {
+    const events: PromptPoolEvent[] = [];
+    const pool = startPromptPool(tok, template, { encoder: 'native', onEvent: (e) => events.push(e) });
+    try {
+      const ready = await readyEvents(pool, events);
+      expect(ready).toHaveLength(BINDING ? 1 : 2);
+      for (const e of ready) {
+        expect(e).toMatchObject(BINDING ? { encoder: 'native', note: null } : { encoder: 'js', note: expect.stringMatching(/tokenizers binding did not load/) });
+      }
+      expect(await pool.encodeText(BIG)).toEqual(tok.encode(BIG, false));
+    } finally {
+      await pool.close();
+    }
+  }, 60_000);
+
+  it('a tokenizer the fast encoder refuses: the binding (or the JS library), with the reason in the note', async () => {
+    // A normalizer the fast encoder does not implement (the JS library and the binding do).
+    const dir = mkdtempSync(join(tmpdir(), 'smg-lowercase-'));
+    try {
+      const json = JSON.parse(readFileSync(join(TINY, 'tokenizer.json'), 'utf8')) as Record<string, unknown>;
+      writeFileSync(join(dir, 'tokenizer.json'), JSON.stringify({ ...json, normalizer: { type: 'Lowercase' } }));
+      copyFileSync(join(TINY, 'tokenizer_config.json'), join(dir, 'tokenizer_config.json'));
+      const lower = await loadTokenizer(dir);
+      expect((lower as HfTokenizer).encoder).toBe('js');
+      const events: PromptPoolEvent[] = [];
+      const pool = startPromptPool(lower, null, { size: 1, onEvent: (e) => events.push(e) });
+      try {
+        const [ready] = await readyEvents(pool, events);
+        expect(ready).toMatchObject({ encoder: BINDING ? 'native' : 'js', note: expect.stringMatching(/^the fast encoder does not support this tokenizer: unsupported normalizer "Lowercase"/) });
+        expect(await pool.encodeText(`HELLO ${BIG}`)).toEqual(lower.encode(`HELLO ${BIG}`, false));
+      } finally {
+        await pool.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   }, 60_000);
 });
@@ -216,6 +263,6 @@ describe('process exit', () => {
       const args = ['--import', 'tsx', join(ROOT, 'test/support/idle-prompt-pool.ts'), TINY, text];
       execFile(process.execPath, args, { cwd: ROOT, timeout: 60_000 }, (err, out) => (err ? reject(err) : resolve({ stdout: out })));
     });
-    expect(stdout.trim()).toBe(`ready ${BINDING ? 1 : 2} ${tok.encode(text, false).length}`);
+    expect(stdout.trim()).toBe(`ready 2 ${tok.encode(text, false).length}`);
   }, 90_000);
 });

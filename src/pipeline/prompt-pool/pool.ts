@@ -13,8 +13,8 @@ import type { EncoderKind, PromptJob, PromptReply, PromptWorkerInit, WorkerHello
 export interface PromptPoolOptions {
   /**
    * Worker threads. By default one on the Rust binding (its encodes already run in parallel on the
-   * libuv pool, and a thread holding it costs ~180 MiB) and two on the JS library (whose encode
-   * runs on the thread itself).
+   * libuv pool, and a thread holding it costs ~180 MiB) and two on the fast encoder or the JS
+   * library (whose encodes, and every thread's template renders, run on the thread itself).
    */
   size?: number;
   /** Starts one worker thread (tests substitute an entry that misbehaves on cue). */
@@ -182,7 +182,7 @@ export class PromptPool {
         this.failures = 0;
         worker.unref();
         this.onEvent({ kind: 'ready', encoder: msg.encoder, note: msg.note });
-        if (this.autoSize && msg.encoder === 'js' && this.slots.length === 1) {
+        if (this.autoSize && msg.encoder !== 'native' && this.slots.length === 1) {
           this.slots.push(null);
           this.startSlot(1);
         }

@@ -1,32 +1,17 @@
 /**
- * Texts a prompt worker must encode exactly as the event loop's tokenizer does before it takes
- * jobs: scripts, normalisation cases, whitespace runs, and every special token next to text.
- * Guards against the Rust binding reading a tokenizer.json differently from the JS library.
+ * Texts (tokenizer/fast-bpe/probe-texts.ts, plus a rendered chat) with the ids the event loop's
+ * tokenizer gives them: a prompt worker must reproduce them all before it takes jobs. Guards
+ * against the fast encoder or the Rust binding reading a tokenizer.json differently.
  */
 import type { ChatTemplate } from '../chat-template.js';
+import { PARITY_SAMPLES, specialTokenProbe } from '../tokenizer/fast-bpe/probe-texts.js';
 import type { LoadedTokenizer } from '../tokenizer/index.js';
 
-const SAMPLES = [
-  'Hello, world! The quick brown fox jumps over the lazy dog.',
-  "  leading spaces, trailing spaces   \n\n\n tabs\t\there\r\nand CRLF\r\n",
-  'function add(a: number, b: number): number {\n    return a + b; // 42\n}\n\tconst x = [1, 2, 3].map((n) => n ** 2);',
-  '1234567890 3.14159 1e-9 0x1F 10,000,000',
-  '你好，世界。今天天气很好！日本語のテキスト、カタカナ。한국어 문장입니다.',
-  'مرحبا بالعالم — Привет, мир — Γειά σου Κόσμε — שלום',
-  'emoji 👋🏽 👨‍👩‍👧‍👦 🇫🇷 ❤️ ✅',
-  // Decomposed accents: NFC normalizers compose them before BPE.
-  'e\u0301 a\u0308 n\u0303 Å Å ﬁ ｆｕｌｌ ｗｉｄｔｈ',
-  '\u00a0non-breaking\u2009thin\u200bzero-width\ufeffbom',
-  "I'm you're we'll they've it's DON'T",
-  'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!!!!!!!!!!!!!!!??????',
-  '<|fake_token|> <tag>x</tag> <<>> {{ template }} {% raw %}',
-];
-
 export function parityProbes(tokenizer: LoadedTokenizer, template: ChatTemplate | null): Array<{ text: string; ids: number[] }> {
-  const texts = [...SAMPLES];
+  const texts = [...PARITY_SAMPLES];
   for (const id of tokenizer.specialTokenIds) {
     const token = tokenizer.idToToken(id);
-    if (token) texts.push(`x${token}y ${token}\n${token}${token} z`);
+    if (token) texts.push(specialTokenProbe(token));
   }
   if (template) {
     try {

@@ -1,9 +1,12 @@
 /**
  * A prompt worker thread: compiles the model's chat template and loads a tokenizer once, then
- * turns render requests (or plain text) into token ids, off the gateway's event loop.
+ * turns render requests (or plain text) into token ids, off the gateway's event loop. It encodes
+ * with the fast ids-only encoder when that loads and reproduces every parity probe, else with the
+ * Rust binding, else with the JS library (protocol.ts EncoderKind; the hello's note says why).
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { ChatTemplate, ChatTemplateError } from '../chat-template.js';
+import { loadFastBpeEncoder } from '../tokenizer/fast-bpe/index.js';
 import { loadLibTokenizer } from '../tokenizer/load.js';
 import { loadNativeEncoder, type TextEncoder } from './native-encoder.js';
 import type { EncoderKind, PromptJob, PromptReply, PromptWorkerInit, WorkerHello } from './protocol.js';
@@ -34,9 +37,10 @@ async function libEncoder(): Promise<TextEncoder> {
 interface Encoder {
   encode: TextEncoder;
   /**
-   * The binding receives text as UTF-8, so a lone surrogate reaches it as U+FFFD, while the JS
-   * library splits the text with the surrogate still in it (and only then writes U+FFFD bytes):
-   * pre-tokenizer classes can differ (DeepSeek-V3's do). Such text is left to the event loop.
+   * Whether the encoder gives the event loop's ids for this text. The binding receives text as
+   * UTF-8, so a lone surrogate reaches it as U+FFFD, while the JS library (and the fast encoder)
+   * split the text with the surrogate still in it and only then write U+FFFD bytes: pre-tokenizer
+   * classes can differ (DeepSeek-V3's do). The binding leaves such text to the event loop.
    */
   exact: (text: string) => boolean;
 }
@@ -44,26 +48,43 @@ interface Encoder {
 const anyText = () => true;
 const wellFormed = (text: string) => (text as string & { isWellFormed(): boolean }).isWellFormed();
 
+/** The fast encoder when it loads and reproduces every probe, else why not. */
+async function fastEncoder(): Promise<TextEncoder | string> {
+  const loaded = await loadFastBpeEncoder(init.directory);
+  if ('refused' in loaded) return `the fast encoder does not support this tokenizer: ${loaded.refused}`;
+  const fast = loaded.encoder;
+  const encode = (text: string) => fast.encode(text);
+  const wrong = await firstMismatch(encode);
+  return wrong === null ? encode : `the fast encoder encodes ${JSON.stringify(wrong.slice(0, 80))} differently from the event loop's tokenizer`;
+}
+
 async function start(): Promise<{ encoder: Encoder; template: ChatTemplate | null; hello: WorkerHello }> {
   const template = init.template ? ChatTemplate.compile(init.template.source, init.template.specials) : null;
-  let note: string | null = null;
-  if (init.encoder === 'native') {
+  const notes: string[] = [];
+  const ready = (encoder: Encoder, kind: EncoderKind) => {
+    const hello: WorkerHello = { ready: true, encoder: kind, note: notes.length > 0 ? notes.join('; ') : null };
+    return { encoder, template, hello };
+  };
+  if (init.encoder === 'fast') {
+    const fast = await fastEncoder();
+    // Lone surrogates: the fast encoder splits and byte-encodes them as the JS library does.
+    if (typeof fast !== 'string') return ready({ encode: fast, exact: anyText }, 'fast');
+    notes.push(fast);
+  }
+  if (init.encoder === 'fast' || init.encoder === 'native') {
     const native = loadNativeEncoder(init.directory, init.cutTokens);
     if (typeof native === 'string') {
-      note = native;
+      notes.push(native);
     } else {
       const wrong = await firstMismatch(native);
-      if (wrong === null) {
-        return { encoder: { encode: native, exact: wellFormed }, template, hello: { ready: true, encoder: 'native', note } };
-      }
-      note = `the tokenizers binding encodes ${JSON.stringify(wrong.slice(0, 80))} differently from the JS library`;
+      if (wrong === null) return ready({ encode: native, exact: wellFormed }, 'native');
+      notes.push(`the tokenizers binding encodes ${JSON.stringify(wrong.slice(0, 80))} differently from the JS library`);
     }
   }
   const encode = await libEncoder();
   const wrong = await firstMismatch(encode);
   if (wrong !== null) throw new Error(`the worker's tokenizer encodes ${JSON.stringify(wrong.slice(0, 80))} differently`);
-  const kind: EncoderKind = 'js';
-  return { encoder: { encode, exact: anyText }, template, hello: { ready: true, encoder: kind, note } };
+  return ready({ encode, exact: anyText }, 'js');
 }
 
 async function run(job: PromptJob, encoder: Encoder, template: ChatTemplate | null): Promise<PromptReply> {

@@ -5,11 +5,12 @@
 import type { RenderRequest, TemplateSpecialTokens } from '../chat-template.js';
 
 /**
- * How a worker turns text into ids: the Rust `tokenizers` binding, or the same pure-JS library
- * the event loop uses. A worker that cannot load the binding, or whose binding disagrees with the
- * library on the parity probes, uses the library.
+ * How a worker turns text into ids: the fast ids-only encoder (tokenizer/fast-bpe/), the Rust
+ * `tokenizers` binding, or the same pure-JS library the event loop falls back to. A worker starts
+ * at the kind it is asked for and moves down that order past any encoder that does not load or
+ * disagrees with the event loop's tokenizer on the parity probes.
  */
-export type EncoderKind = 'native' | 'js';
+export type EncoderKind = 'fast' | 'native' | 'js';
 
 export interface PromptWorkerInit {
   /** The resolved tokenizer directory (tokenizer.json, tokenizer_config.json). */

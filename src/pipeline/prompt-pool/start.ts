@@ -17,7 +17,7 @@ export function startPromptPool(
         source: template.source,
         specials: { bosToken: tokenizer.bosToken, eosToken: tokenizer.eosToken, unkToken: tokenizer.unkToken, padToken: tokenizer.padToken },
       },
-      encoder: opts.encoder ?? 'native',
+      encoder: opts.encoder ?? 'fast',
       cutTokens: [...(tokenizer.cutTokens ?? [])],
       probes: parityProbes(tokenizer, template),
     },

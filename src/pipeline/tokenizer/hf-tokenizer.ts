@@ -2,11 +2,14 @@
  * LoadedTokenizer over @huggingface/tokenizers (pure JS). Hides the library's traps
  * (ecosystem.md §1.6): `decode([])` throws, `add_special_tokens` defaults to true, and
  * clean_up_tokenization_spaces comes from the config (Llama 3 sets it, which rewrites " ." to ".").
+ * Prompts (add_special_tokens false) are encoded by the fast ids-only encoder (fast-bpe/) when it
+ * supports the tokenizer and reproduced the library on the parity probes at load.
  */
 import { Tokenizer } from '@huggingface/tokenizers';
 import type { ChatTemplateSource } from '../chat-template-source.js';
 import type { EosIds } from '../eos.js';
 import { buildByteLevelVocab, type ByteLevelVocab } from './byte-level.js';
+import type { FastBpeEncoder } from './fast-bpe/index.js';
 import type { SpecialTokenStrings } from './special-tokens.js';
 import type { LoadedTokenizer } from './types.js';
 
@@ -21,6 +24,8 @@ export interface HfTokenizerParts {
   eos: EosIds;
   template: ChatTemplateSource | null;
   cutTokens: readonly string[];
+  /** The verified fast encoder, or why there is none. */
+  fast: { encoder: FastBpeEncoder } | { refused: string };
 }
 
 // HF writes int(1e30) as model_max_length when it does not know the limit.
@@ -50,11 +55,19 @@ export class HfTokenizer implements LoadedTokenizer {
   readonly generationConfig: Readonly<Record<string, unknown>> | null;
   readonly tokenizerConfig: Readonly<Record<string, unknown>> | null;
   readonly cutTokens: readonly string[];
+  /** Which encoder `encode(text, false)` runs: the fast one, or the library's. */
+  readonly encoder: 'fast' | 'js';
+  /** Why `encoder` is not the fast one (null when it is). */
+  readonly encoderNote: string | null;
   private readonly tok: Tokenizer;
+  private readonly fast: FastBpeEncoder | null;
   private byteLevel: ByteLevelVocab | null | undefined;
 
   constructor(parts: HfTokenizerParts) {
     this.tok = parts.tokenizer;
+    this.fast = 'encoder' in parts.fast ? parts.fast.encoder : null;
+    this.encoder = this.fast ? 'fast' : 'js';
+    this.encoderNote = 'refused' in parts.fast ? `the fast encoder is not used: ${parts.fast.refused}` : null;
     this.source = parts.source;
     this.directory = parts.directory;
     this.tokenizerConfig = parts.tokenizerConfig;
@@ -96,6 +109,7 @@ export class HfTokenizer implements LoadedTokenizer {
 
   encode(text: string, addSpecialTokens = false): number[] {
     if (text === '') return [];
+    if (!addSpecialTokens && this.fast !== null) return this.fast.encode(text);
     return this.tok.encode(text, { add_special_tokens: addSpecialTokens }).ids;
   }
 

@@ -9,6 +9,7 @@ import { resolveChatTemplate } from '../chat-template-source.js';
 import { resolveEosIds } from '../eos.js';
 import { safeCutTokens } from './cut-tokens.js';
 import { TokenizerLoadError } from './errors.js';
+import { verifiedFastEncoder } from './fast-bpe/index.js';
 import { HfTokenizer } from './hf-tokenizer.js';
 import { looksLikeHubId, resolveHubSnapshot } from './hub.js';
 import { resolveSpecialTokens } from './special-tokens.js';
@@ -97,6 +98,7 @@ export async function loadTokenizer(
   const tokenizer = constructLibTokenizer(directory, tokenizerJson, tokenizerConfig);
 
   const added = new Set([...tokenizer.get_added_tokens_decoder().values()].map((t) => t.content));
+  const fast = verifiedFastEncoder(tokenizerJson, tokenizerConfig, (text) => tokenizer.encode(text, { add_special_tokens: false }).ids, added);
   const special = resolveSpecialTokens(tokenizerConfig, specialTokensMap, (t) => added.has(t));
   const eos = resolveEosIds({
     config: modelConfig,
@@ -116,5 +118,6 @@ export async function loadTokenizer(
     eos,
     template,
     cutTokens: safeCutTokens(tokenizerJson),
+    fast,
   });
 }
