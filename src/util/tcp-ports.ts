@@ -13,8 +13,11 @@ export function isPortAvailable(port: number, host = '127.0.0.1'): Promise<boole
   });
 }
 
-/** A TCP port that was free a moment ago (the kernel's pick for port 0). */
-export function freeTcpPort(): Promise<number> {
+/** Ports this process was handed lately: the kernel may pick a just-closed port again. */
+const recent: number[] = [];
+const RECENT_MAX = 64;
+
+function kernelPick(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
     srv.once('error', reject);
@@ -24,4 +27,17 @@ export function freeTcpPort(): Promise<number> {
       srv.close(() => resolve(port));
     });
   });
+}
+
+/**
+ * A TCP port that was free a moment ago (the kernel's pick for port 0), never one this process
+ * was handed among its last RECENT_MAX picks: two picks in a row (a listener and its metrics
+ * port) once came back equal.
+ */
+export async function freeTcpPort(): Promise<number> {
+  let port = await kernelPick();
+  for (let tries = 0; recent.includes(port) && tries < 20; tries++) port = await kernelPick();
+  recent.push(port);
+  if (recent.length > RECENT_MAX) recent.shift();
+  return port;
 }

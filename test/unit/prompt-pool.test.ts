@@ -14,7 +14,12 @@ import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChatTemplate, ChatTemplateError } from '../../src/pipeline/chat-template.js';
 import { PipelineError } from '../../src/pipeline/errors.js';
-import { encodeChatPrompt, encodePromptText, TEXT_OFF_LOOP_MIN_CHARS } from '../../src/pipeline/prompt-pool/encode-prompt.js';
+import {
+  encodeChatPrompt,
+  encodePromptText,
+  FAST_ON_LOOP_MAX_CHARS,
+  TEXT_OFF_LOOP_MIN_CHARS,
+} from '../../src/pipeline/prompt-pool/encode-prompt.js';
 import type { PromptPool, PromptPoolEvent } from '../../src/pipeline/prompt-pool/pool.js';
 import { startPromptPool } from '../../src/pipeline/prompt-pool/start.js';
 import type { HfTokenizer } from '../../src/pipeline/tokenizer/hf-tokenizer.js';
@@ -233,19 +238,39 @@ describe('without a ready thread', () => {
 });
 
 describe('routing', () => {
-  it('sends every chat prompt to a ready thread, and plain text from TEXT_OFF_LOOP_MIN_CHARS on', async () => {
-    const asked: string[] = [];
-    const pool = {
+  const askingPool = (asked: string[]) =>
+    ({
       encodeChat: () => (asked.push('chat'), null),
       encodeText: (t: string) => (asked.push(`text ${t.length}`), null),
-    } as unknown as PromptPool;
+    }) as unknown as PromptPool;
+
+  it('with the fast encoder and a compiled template: renders here, sends text from FAST_ON_LOOP_MAX_CHARS on', async () => {
+    expect((tok as HfTokenizer).encoder).toBe('fast');
+    expect(template.interpretedBecause).toBeNull();
+    const asked: string[] = [];
+    const pool = askingPool(asked);
     const small = { messages: [{ role: 'user', content: 'Hi' }] };
+    const big = { messages: [{ role: 'user', content: 'y'.repeat(FAST_ON_LOOP_MAX_CHARS) }] };
     // The fake has no thread ready: the work is done here, with the same ids.
     expect(await encodeChatPrompt({ tokenizer: tok, pool }, template, small)).toEqual(tok.encode(template.render(small), false));
-    const short = 'x'.repeat(TEXT_OFF_LOOP_MIN_CHARS - 1);
-    const long = 'x'.repeat(TEXT_OFF_LOOP_MIN_CHARS);
+    expect(await encodeChatPrompt({ tokenizer: tok, pool }, template, big)).toEqual(tok.encode(template.render(big), false));
+    const short = 'x'.repeat(FAST_ON_LOOP_MAX_CHARS - 1);
+    const long = 'x'.repeat(FAST_ON_LOOP_MAX_CHARS);
     expect(await encodePromptText({ tokenizer: tok, pool }, short)).toEqual(tok.encode(short, false));
     expect(await encodePromptText({ tokenizer: tok, pool }, long)).toEqual(tok.encode(long, false));
+    expect(asked).toEqual([`text ${template.render(big).length}`, `text ${long.length}`]);
+  });
+
+  it('with the JS library on the loop: every chat prompt to a thread, plain text from TEXT_OFF_LOOP_MIN_CHARS on', async () => {
+    const asked: string[] = [];
+    const pool = askingPool(asked);
+    const js = { encode: (t: string, s?: boolean) => tok.encode(t, s), encoder: 'js' as const };
+    const small = { messages: [{ role: 'user', content: 'Hi' }] };
+    expect(await encodeChatPrompt({ tokenizer: js, pool }, template, small)).toEqual(tok.encode(template.render(small), false));
+    const short = 'x'.repeat(TEXT_OFF_LOOP_MIN_CHARS - 1);
+    const long = 'x'.repeat(TEXT_OFF_LOOP_MIN_CHARS);
+    expect(await encodePromptText({ tokenizer: js, pool }, short)).toEqual(tok.encode(short, false));
+    expect(await encodePromptText({ tokenizer: js, pool }, long)).toEqual(tok.encode(long, false));
     expect(asked).toEqual(['chat', `text ${long.length}`]);
   });
 

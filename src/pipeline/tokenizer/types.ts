@@ -36,6 +36,8 @@ export interface LoadedTokenizer {
 
   /** Rendered prompts already carry their BOS, so special tokens are not added unless asked. */
   encode(text: string, addSpecialTokens?: boolean): number[];
+  /** What `encode(text, false)` runs: the fast ids-only encoder (fast-bpe/) or the JS library. */
+  readonly encoder?: 'fast' | 'js';
   /** Never throws on empty input; never applies clean_up_tokenization_spaces. */
   decode(ids: readonly number[], skipSpecialTokens: boolean): string;
   idToToken(id: number): string | undefined;
