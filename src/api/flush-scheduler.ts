@@ -22,7 +22,7 @@ export interface Corked {
   flush(): void;
 }
 
-const FLUSH_SLICE_MS = 2;
+const FLUSH_SLICE_MS = 1;
 const HOLD_MAX_MS = 20;
 /** Clock reads are batched: one per this many flushes. */
 const CHECK_EVERY = 8;

@@ -30,7 +30,7 @@ describe('SSE flush scheduler', () => {
     const log: string[] = [];
     for (let i = 0; i < 40; i++) scheduleFlush(corked(log, String(i), 0.5));
     await nextTurn();
-    // 2 ms per turn and a clock read every 8 writes: 8 writes of 0.5 ms, then the rest waits.
+    // A clock read every 8 writes and a short slice per turn: 8 writes of 0.5 ms, then the rest waits.
     expect(log.length).toBeGreaterThan(0);
     expect(log.length).toBeLessThan(40);
     while (log.length < 40) await nextTurn();
