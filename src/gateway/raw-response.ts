@@ -7,32 +7,60 @@ import type { ServerResponse } from 'node:http';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { RawResponse } from '../api/types.js';
 
+/** A class, not an object of closures: one is made per request. */
+class NodeRawResponse implements RawResponse {
+  private ended = false;
+
+  constructor(private readonly res: ServerResponse) {
+    res.once('close', () => (this.ended = true));
+  }
+
+  get headersSent(): boolean {
+    return this.res.headersSent;
+  }
+
+  get closed(): boolean {
+    return this.ended || this.res.writableEnded || this.res.destroyed;
+  }
+
+  get sent(): Response {
+    return RESPONSE_ALREADY_SENT;
+  }
+
+  writeHead(status: number, headers: Record<string, string>): void {
+    this.res.writeHead(status, headers);
+    // The head goes out at once, so a client sees the 200 before the first token.
+    this.res.flushHeaders();
+  }
+
+  write(chunk: string): boolean {
+    return this.res.write(chunk);
+  }
+
+  end(chunk?: string): void {
+    if (chunk === undefined) this.res.end();
+    else this.res.end(chunk);
+  }
+
+  cork(): void {
+    this.res.cork();
+  }
+
+  uncork(): void {
+    this.res.uncork();
+  }
+
+  onDrain(cb: () => void): void {
+    this.res.on('drain', cb);
+  }
+
+  onClose(cb: () => void): void {
+    this.res.once('close', cb);
+  }
+}
+
 export function rawResponse(res: ServerResponse): RawResponse {
-  let closed = false;
-  res.once('close', () => (closed = true));
-  return {
-    get headersSent() {
-      return res.headersSent;
-    },
-    get closed() {
-      return closed || res.writableEnded || res.destroyed;
-    },
-    writeHead(status, headers) {
-      res.writeHead(status, headers);
-      // The head goes out at once, so a client sees the 200 before the first token.
-      res.flushHeaders();
-    },
-    write: (chunk) => res.write(chunk),
-    end(chunk) {
-      if (chunk === undefined) res.end();
-      else res.end(chunk);
-    },
-    cork: () => res.cork(),
-    uncork: () => res.uncork(),
-    onDrain: (cb) => void res.on('drain', cb),
-    onClose: (cb) => void res.once('close', cb),
-    sent: RESPONSE_ALREADY_SENT,
-  };
+  return new NodeRawResponse(res);
 }
 
 /** Runs `done` once, when the Node response is over (finished or the connection closed). */
