@@ -16,13 +16,11 @@
  * LoadedTokenizer uses it, so support cannot quietly regress to the slow path.
  */
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Tokenizer } from '@huggingface/tokenizers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ChatTemplate } from '../../src/pipeline/chat-template.js';
 import { parityProbes } from '../../src/pipeline/prompt-pool/probes.js';
-import { byteLevelAlphabet } from '../../src/pipeline/tokenizer/fast-bpe/byte-level.js';
 import { FastBpeEncoder, loadFastBpeEncoder, probeTexts } from '../../src/pipeline/tokenizer/fast-bpe/index.js';
 import type { HfTokenizer } from '../../src/pipeline/tokenizer/hf-tokenizer.js';
 import { loadTokenizer } from '../../src/pipeline/tokenizer/index.js';
@@ -30,24 +28,11 @@ import { loadLibTokenizer } from '../../src/pipeline/tokenizer/load.js';
 import { fastBpeStrings } from '../support/fast-bpe-strings.js';
 import { llama31ModelDir, tokenizerFixtureDir } from '../support/tokenizer-fixtures.js';
 import { rng } from '../fixtures/pipeline-random.js';
+import { binding, type NativeTokenizer, toByteLevel } from '../support/tokenizers-binding.js';
 import { differentialStrings, randomUnicode } from '../support/tokenizer-strings.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 
-interface NativeTokenizer {
-  encode(s: string, pair: null, o: { addSpecialTokens: boolean }): Promise<{ getIds(): number[] }>;
-  getPreTokenizer(): { preTokenizeString(s: string): Array<[string, [number, number]]> };
-}
-const binding = (() => {
-  try {
-    return createRequire(import.meta.url)('tokenizers') as { Tokenizer: { fromFile(path: string): NativeTokenizer } };
-  } catch {
-    return null;
-  }
-})();
-
-const ALPHABET = byteLevelAlphabet();
-const toByteLevel = (text: string) => [...Buffer.from(text, 'utf8')].map((b) => ALPHABET[b]).join('');
 const wellFormed = (text: string) => (text as string & { isWellFormed(): boolean }).isWellFormed();
 const same = (a: readonly number[], b: readonly number[]) => a.length === b.length && a.every((id, i) => id === b[i]);
 

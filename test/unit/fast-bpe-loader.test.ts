@@ -5,29 +5,14 @@
  * raw added tokens, NFC, long words, the word cache filling up, the GPT-2 split with Rust's `\s`)
  * gives the ids of the Rust binding and the JS library.
  */
-import { createRequire } from 'node:module';
 import { Tokenizer } from '@huggingface/tokenizers';
 import { describe, expect, it } from 'vitest';
-import { byteLevelAlphabet } from '../../src/pipeline/tokenizer/fast-bpe/byte-level.js';
 import { buildFastBpeEncoder, type FastBpeEncoder } from '../../src/pipeline/tokenizer/fast-bpe/index.js';
 import { rng } from '../fixtures/pipeline-random.js';
+import { ALPHABET, binding, toByteLevel } from '../support/tokenizers-binding.js';
 
 type Json = Record<string, unknown>;
 
-interface NativeTokenizer {
-  encode(s: string, pair: null, o: { addSpecialTokens: boolean }): Promise<{ getIds(): number[] }>;
-  getPreTokenizer(): { preTokenizeString(s: string): Array<[string, [number, number]]> };
-}
-const binding = (() => {
-  try {
-    return createRequire(import.meta.url)('tokenizers') as { Tokenizer: { fromString(json: string): NativeTokenizer } };
-  } catch {
-    return null;
-  }
-})();
-
-const ALPHABET = byteLevelAlphabet();
-const toByteLevel = (text: string) => [...Buffer.from(text, 'utf8')].map((b) => ALPHABET[b]).join('');
 
 /** A byte-level BPE tokenizer.json: the 256 byte tokens, then `merges` ("a b", byte-level text). */
 function tokenizerJson(merges: string[], extra: { vocab?: string[]; model?: Json; top?: Json } = {}): Json {
