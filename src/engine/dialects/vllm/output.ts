@@ -139,7 +139,10 @@ function cachedTokens(prefill: unknown): number | null {
   return Number.isInteger(n) ? (n as number) : null;
 }
 
-const LOAD_KEYS = ['num_running_reqs', 'num_waiting_reqs', 'kv_cache_usage'].map((k) => Buffer.from(k, 'utf8'));
+const LOAD_NAMES = ['num_running_reqs', 'num_waiting_reqs', 'kv_cache_usage'];
+const LOAD_KEYS = LOAD_NAMES.map((k) => Buffer.from(k, 'utf8'));
+/** Error labels, built once (not a string per engine message). */
+const LOAD_LABELS = LOAD_NAMES.map((k) => `scheduler_stats.${k}`);
 
 /**
  * scheduler_stats: a 15-key map (vector O1b) on every step, of which the gateway needs 3. They are
@@ -154,7 +157,7 @@ function readLoad(cur: MsgpackCursor): EngineLoad {
       if (k === -1) cur.skip();
       continue;
     }
-    const v = cur.number(`scheduler_stats.${LOAD_KEYS[k].toString()}`);
+    const v = cur.number(LOAD_LABELS[k]);
     if (k === 0) load.numRunning = v;
     else if (k === 1) load.numWaiting = v;
     else load.kvCacheUsage = v;
