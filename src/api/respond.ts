@@ -64,7 +64,7 @@ export async function respond(call: InferenceCall, spec: GenerationSpec, respond
     run = start(writer);
     writer.begin();
     if (closed) run.done();
-    raw.onClose(() => run?.abort());
+    // A client that leaves mid-stream aborts the run through call.signal (gateway/close-signal.ts).
     return raw.sent;
   }
 

@@ -22,8 +22,6 @@ export interface RawResponse {
   cork(): void;
   uncork(): void;
   onDrain(cb: () => void): void;
-  /** Once, when the response finished or the connection closed. */
-  onClose(cb: () => void): void;
   /** What the handler returns after writing the response itself. */
   readonly sent: Response;
 }

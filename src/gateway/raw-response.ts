@@ -9,18 +9,15 @@ import type { RawResponse } from '../api/types.js';
 
 /** A class, not an object of closures: one is made per request. */
 class NodeRawResponse implements RawResponse {
-  private ended = false;
-
-  constructor(private readonly res: ServerResponse) {
-    res.once('close', () => (this.ended = true));
-  }
+  constructor(private readonly res: ServerResponse) {}
 
   get headersSent(): boolean {
     return this.res.headersSent;
   }
 
+  /** Node marks a response `destroyed` when its connection closes, `writableEnded` once ended. */
   get closed(): boolean {
-    return this.ended || this.res.writableEnded || this.res.destroyed;
+    return this.res.writableEnded || this.res.destroyed;
   }
 
   get sent(): Response {
@@ -52,10 +49,6 @@ class NodeRawResponse implements RawResponse {
 
   onDrain(cb: () => void): void {
     this.res.on('drain', cb);
-  }
-
-  onClose(cb: () => void): void {
-    this.res.once('close', cb);
   }
 }
 

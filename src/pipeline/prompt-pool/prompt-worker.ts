@@ -6,7 +6,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { ChatTemplate, ChatTemplateError } from '../chat-template.js';
-import { loadFastBpeEncoder } from '../tokenizer/fast-bpe/index.js';
+import { loadFastBpeEncoder, sameIds } from '../tokenizer/fast-bpe/index.js';
 import { loadLibTokenizer } from '../tokenizer/load.js';
 import { loadNativeEncoder, type TextEncoder } from './native-encoder.js';
 import type { EncoderKind, PromptJob, PromptReply, PromptWorkerInit, WorkerHello } from './protocol.js';
@@ -14,12 +14,6 @@ import type { EncoderKind, PromptJob, PromptReply, PromptWorkerInit, WorkerHello
 const port = parentPort;
 if (!port) throw new Error('prompt-worker.ts runs only as a worker thread');
 const init = workerData as PromptWorkerInit;
-
-function sameIds(a: readonly number[], b: readonly number[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
 
 /** The first probe this encoder gets wrong, or null when it reproduces them all. */
 async function firstMismatch(encode: TextEncoder): Promise<string | null> {

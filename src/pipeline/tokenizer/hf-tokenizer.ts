@@ -55,18 +55,20 @@ export class HfTokenizer implements LoadedTokenizer {
   readonly generationConfig: Readonly<Record<string, unknown>> | null;
   readonly tokenizerConfig: Readonly<Record<string, unknown>> | null;
   readonly cutTokens: readonly string[];
-  /** Which encoder `encode(text, false)` runs: the fast one, or the library's. */
-  readonly encoder: 'fast' | 'js';
   /** Why `encoder` is not the fast one (null when it is). */
   readonly encoderNote: string | null;
   private readonly tok: Tokenizer;
   private readonly fast: FastBpeEncoder | null;
   private byteLevel: ByteLevelVocab | null | undefined;
 
+  /** Which encoder `encode(text, false)` runs: the fast one, or the library's. */
+  get encoder(): 'fast' | 'js' {
+    return this.fast ? 'fast' : 'js';
+  }
+
   constructor(parts: HfTokenizerParts) {
     this.tok = parts.tokenizer;
     this.fast = 'encoder' in parts.fast ? parts.fast.encoder : null;
-    this.encoder = this.fast ? 'fast' : 'js';
     this.encoderNote = 'refused' in parts.fast ? `the fast encoder is not used: ${parts.fast.refused}` : null;
     this.source = parts.source;
     this.directory = parts.directory;

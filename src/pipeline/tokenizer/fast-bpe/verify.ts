@@ -9,7 +9,7 @@ import { PARITY_SAMPLES, specialTokenProbe } from './probe-texts.js';
 
 export type EncodeIds = (text: string) => number[];
 
-function sameIds(a: readonly number[], b: readonly number[]): boolean {
+export function sameIds(a: readonly number[], b: readonly number[]): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
