@@ -20,6 +20,7 @@ import { startDirect } from './bench/targets/direct.js';
 import { startGateway } from './bench/targets/gateway.js';
 import type { TargetHandle } from './bench/targets/target.js';
 import { buildWorkloads, type Workloads } from './bench/workloads.js';
+import { formatYardstick, measureYardstick } from './bench/yardstick.js';
 
 const log = (msg: string) => process.stderr.write(`bench: ${msg}\n`);
 
@@ -175,6 +176,8 @@ async function main(argv: string[]): Promise<number> {
   });
   const t0 = Date.now();
   try {
+    const yardstick = measureYardstick();
+    log(formatYardstick(yardstick));
     const w = await buildWorkloads(opts);
     log(
       `model ${opts.model}; prompt ${w.promptTokenIds.length} tokens (long ${w.longPromptTokens}); max_tokens ${opts.maxTokens}; ` +
@@ -182,10 +185,12 @@ async function main(argv: string[]): Promise<number> {
     );
     const info = await runAll(opts, dir, w);
     process.stdout.write(report(opts, info, (Date.now() - t0) / 1000));
+    process.stdout.write(`${formatYardstick(yardstick)}\n`);
 
     if (opts.jsonOut) {
       const json = {
         options: opts,
+        yardstick,
         promptTokens: info.promptTokens,
         longPromptTokens: info.longPromptTokens,
         ceilingFrames: info.framesSource,

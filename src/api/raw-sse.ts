@@ -5,10 +5,12 @@
  * message already read is handled first and a stream's frames from all of them leave in one
  * write: when the engine runs ahead, many tokens cost one syscall per stream instead of one per
  * token. When a socket's buffer is full, frames are kept in one string until it drains: the engine
- * is never slowed down (as in SMG), and a slow client costs memory, not CPU.
+ * is never slowed down (as in SMG), and a slow client costs memory, not CPU. The 200 itself waits
+ * briefly for the first frames (head-hold.ts), so a short answer is one write in all.
  */
 import type { GenEvent, GenerationSink } from '../pipeline/events.js';
 import { type Corked, scheduleFlush } from './flush-scheduler.js';
+import { type HeldHead, holdHead } from './head-hold.js';
 import { SSE_HEADERS, type SseEncoder } from './sse.js';
 import type { RawResponse } from './types.js';
 
@@ -25,8 +27,10 @@ export interface RawSseOptions {
   onClose: () => void;
 }
 
-export class RawSseWriter implements GenerationSink, Corked {
+export class RawSseWriter implements GenerationSink, Corked, HeldHead {
   corkedAt = 0;
+  /** The 200 is committed but waits for the first frames (or head-hold.ts's timer). */
+  private headHeld = false;
   private corked = false;
   private blocked = false;
   private backlog = '';
@@ -48,9 +52,25 @@ export class RawSseWriter implements GenerationSink, Corked {
     });
   }
 
-  /** The generation started: send the head now unless it waits for the first event. */
+  /**
+   * The generation started. Unless the head waits for the first event (lazyHead), the 200 is
+   * committed now; it leaves with the first frames, or alone when its hold is over.
+   */
   begin(): void {
-    if (!this.opts.lazyHead && !this.raw.headersSent) this.head();
+    if (this.opts.lazyHead || this.raw.headersSent) return;
+    this.headHeld = true;
+    holdHead(this);
+  }
+
+  releaseHead(): void {
+    if (!this.headHeld) return;
+    if (this.raw.closed) {
+      this.headHeld = false;
+      return;
+    }
+    this.head();
+    // Nothing was corked (no start frames): the head goes out on its own.
+    if (!this.corked) this.raw.flushHead();
   }
 
   push(ev: GenEvent): void {
@@ -65,6 +85,8 @@ export class RawSseWriter implements GenerationSink, Corked {
   }
 
   fail(err: unknown): void {
+    // A held head is already committed: the failure is an error frame after it, as without the hold.
+    if (this.headHeld) this.head();
     if (!this.raw.headersSent && !this.raw.closed) {
       const res = this.opts.errorResponse(err);
       const headers: Record<string, string> = { ...this.opts.headers };
@@ -81,6 +103,7 @@ export class RawSseWriter implements GenerationSink, Corked {
   }
 
   private head(): void {
+    this.headHeld = false;
     this.raw.writeHead(200, { ...SSE_HEADERS, ...this.opts.headers });
     const start = this.enc.start?.();
     if (start) this.send(start);

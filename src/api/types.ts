@@ -15,7 +15,10 @@ export interface RawResponse {
   readonly headersSent: boolean;
   /** The client is gone or the response ended. */
   readonly closed: boolean;
+  /** Sets the status and headers; they leave with the first write, or at `flushHead`. */
   writeHead(status: number, headers: Record<string, string>): void;
+  /** Sends the head now, alone. */
+  flushHead(): void;
   /** False when the socket buffer is full: wait for `onDrain` before writing more. */
   write(chunk: string): boolean;
   end(chunk?: string): void;

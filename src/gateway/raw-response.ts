@@ -24,9 +24,12 @@ class NodeRawResponse implements RawResponse {
     return RESPONSE_ALREADY_SENT;
   }
 
+  /** Node keeps the head until the first write (or flushHeaders), then sends them together. */
   writeHead(status: number, headers: Record<string, string>): void {
     this.res.writeHead(status, headers);
-    // The head goes out at once, so a client sees the 200 before the first token.
+  }
+
+  flushHead(): void {
     this.res.flushHeaders();
   }
 
