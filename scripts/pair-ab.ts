@@ -1,0 +1,95 @@
+/**
+ * Two gateway trees measured side by side in one run, interleaved: each gets its own `smg launch` +
+ * zero-delay mock engine, and short windows of the same load alternate between them (A, B, A, B…),
+ * so drift on a shared box (neighbours, frequency) lands on both alike. A sequential A-then-B run
+ * on the 2-core box moved ±20–40 % between minutes; the pair's ratio moves much less.
+ *
+ *   npx tsx scripts/pair-ab.ts DIR_A DIR_B [--kind short|stream] [--c 64] [--windows 8] [--window-secs 3]
+ *
+ * DIR_A and DIR_B are checkouts of this repository (e.g. a `git worktree` of the base commit with
+ * node_modules linked); each is started from its own bin/smg.js. Prints, per tree, the median over
+ * windows of gateway CPU µs per request and per token and of TTFT p50, and B ÷ A.
+ */
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { parseBenchArgs } from './bench/args.js';
+import { runPhase, warmUp } from './bench/phase.js';
+import { stopAll } from './bench/procs.js';
+import type { TargetHandle } from './bench/targets/target.js';
+import { buildWorkloads, type Kind } from './bench/workloads.js';
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    kind: { type: 'string', default: 'short' },
+    c: { type: 'string', default: '64' },
+    windows: { type: 'string', default: '8' },
+    'window-secs': { type: 'string', default: '3' },
+    'warmup-secs': { type: 'string', default: '8' },
+  },
+});
+if (positionals.length !== 2) {
+  process.stderr.write('usage: npx tsx scripts/pair-ab.ts DIR_A DIR_B [--kind short|stream] [--c 64] [--windows 8] [--window-secs 3]\n');
+  process.exit(2);
+}
+const kind = values.kind as Kind;
+const c = Number(values.c);
+const opts = parseBenchArgs(['--concurrency', String(c)])!;
+const w = await buildWorkloads(opts);
+const dir = await mkdtemp(join(tmpdir(), 'smgpair-'));
+
+interface Tree {
+  name: string;
+  handle: TargetHandle;
+  cpuUsPerReq: number[];
+  cpuUsPerTok: number[];
+  ttftP50: number[];
+}
+
+const trees: Tree[] = [];
+try {
+  for (const [i, d] of positionals.entries()) {
+    const mod = (await import(pathToFileURL(resolve(d, 'scripts/bench/targets/gateway.ts')).href)) as typeof import('./bench/targets/gateway.js');
+    await mkdir(join(dir, String(i)));
+    const handle = await mod.startGateway(opts, join(dir, String(i)), w, false);
+    trees.push({ name: `${'AB'[i]} ${d}`, handle, cpuUsPerReq: [], cpuUsPerTok: [], ttftP50: [] });
+  }
+  const warmEnd = performance.now() + Number(values['warmup-secs']) * 1000;
+  while (performance.now() < warmEnd) for (const t of trees) await warmUp(c, 4 * c, t.handle.fn(kind)!);
+  for (let k = 0; k < Number(values.windows); k++) {
+    for (const t of k % 2 === 0 ? trees : [...trees].reverse()) {
+      const r = await runPhase({
+        label: t.name,
+        concurrency: c,
+        requests: c,
+        minMs: Number(values['window-secs']) * 1000,
+        timeCapMs: 60_000,
+        run: t.handle.fn(kind)!,
+        cpu: t.handle.cpu.filter((p) => p.name === 'server'),
+      });
+      await t.handle.alive();
+      const cpu = r.cpu.server;
+      t.cpuUsPerReq.push(cpu.usPerRequest);
+      t.cpuUsPerTok.push(cpu.usPerToken);
+      t.ttftP50.push(r.ttft.p50 ?? Number.NaN);
+      process.stderr.write(`window ${k + 1} ${t.name}: ${cpu.usPerRequest.toFixed(0)} µs/req, ${cpu.usPerToken.toFixed(2)} µs/tok, TTFT p50 ${(r.ttft.p50 ?? 0).toFixed(2)} ms, ${r.ok} ok\n`);
+    }
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const [a, b] = trees;
+  console.log(`pair A/B, ${kind} requests at C=${c}, ${values.windows} interleaved windows of ${values['window-secs']} s (medians)`);
+  for (const t of trees) {
+    console.log(`  ${t.name}: ${median(t.cpuUsPerReq).toFixed(0)} µs/req, ${median(t.cpuUsPerTok).toFixed(2)} µs/tok, TTFT p50 ${median(t.ttftP50).toFixed(2)} ms`);
+  }
+  console.log(
+    `  B ÷ A: CPU/req ${(median(b.cpuUsPerReq) / median(a.cpuUsPerReq)).toFixed(3)}×, TTFT ${(median(b.ttftP50) / median(a.ttftP50)).toFixed(3)}×`,
+  );
+} finally {
+  for (const t of trees) await t.handle.close();
+  await stopAll(5000);
+  await rm(dir, { recursive: true, force: true });
+}
+setTimeout(() => process.exit(), 200).unref();
