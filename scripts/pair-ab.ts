@@ -6,6 +6,10 @@
  *
  *   npx tsx scripts/pair-ab.ts DIR_A DIR_B [--kind short|stream] [--c 64] [--windows 8] [--window-secs 3]
  *
+ * --together instead alternates A alone at C with A and B together at C/2 each, and prints the tokens/s
+ * of both: with DIR_A = DIR_B it bounds what serving on more cores could give on this box (two
+ * whole gateway+engine stacks are more parallel than gateway threads behind one engine client).
+ *
  * DIR_A and DIR_B are checkouts of this repository (e.g. a `git worktree` of the base commit with
  * node_modules linked); each is started from its own bin/smg.js. Prints, per tree, the median over
  * windows of gateway CPU µs per request and per token and of TTFT p50, and B ÷ A.
@@ -29,6 +33,7 @@ const { values, positionals } = parseArgs({
     windows: { type: 'string', default: '8' },
     'window-secs': { type: 'string', default: '3' },
     'warmup-secs': { type: 'string', default: '8' },
+    together: { type: 'boolean', default: false },
   },
 });
 if (positionals.length !== 2) {
@@ -59,6 +64,13 @@ try {
   }
   const warmEnd = performance.now() + Number(values['warmup-secs']) * 1000;
   while (performance.now() < warmEnd) for (const t of trees) await warmUp(c, 4 * c, t.handle.fn(kind)!);
+  if (values.together) await together(trees, kind, c, Number(values.windows), Number(values['window-secs']));
+  else await interleaved();
+} finally {
+  await closeAll();
+}
+
+async function interleaved(): Promise<void> {
   for (let k = 0; k < Number(values.windows); k++) {
     for (const t of k % 2 === 0 ? trees : [...trees].reverse()) {
       const r = await runPhase({
@@ -87,9 +99,28 @@ try {
   console.log(
     `  B ÷ A: CPU/req ${(median(b.cpuUsPerReq) / median(a.cpuUsPerReq)).toFixed(3)}×, TTFT ${(median(b.ttftP50) / median(a.ttftP50)).toFixed(3)}×`,
   );
-} finally {
-  for (const t of trees) await t.handle.close();
+}
+
+async function closeAll(): Promise<void> {
+  for (const t of trees.splice(0)) await t.handle.close();
   await stopAll(5000);
   await rm(dir, { recursive: true, force: true });
+}
+
+async function together(ts: Tree[], k: Kind, conc: number, windows: number, secs: number): Promise<void> {
+  const window = (t: Tree, cc: number) =>
+    runPhase({ label: t.name, concurrency: cc, requests: cc, minMs: secs * 1000, timeCapMs: 60_000, run: t.handle.fn(k)!, cpu: [] });
+  const alone: number[] = [];
+  const both: number[] = [];
+  for (let i = 0; i < windows; i++) {
+    const a = await window(ts[0], conc);
+    alone.push(a.tokensPerSec);
+    const [x, y] = await Promise.all([window(ts[0], conc / 2), window(ts[1], conc / 2)]);
+    both.push(x.tokensPerSec + y.tokensPerSec);
+    process.stderr.write(`window ${i + 1}: one gateway ${a.tokensPerSec.toFixed(0)} tok/s, two ${(x.tokensPerSec + y.tokensPerSec).toFixed(0)} tok/s\n`);
+  }
+  const median = (xs: number[]) => [...xs].sort((p, q) => p - q)[Math.floor(xs.length / 2)];
+  console.log(`${k} requests, C=${conc} in all, ${windows} windows of ${secs} s each way (medians)`);
+  console.log(`  one gateway: ${median(alone).toFixed(0)} tok/s; two gateways (C/2 each): ${median(both).toFixed(0)} tok/s; two ÷ one ${(median(both) / median(alone)).toFixed(2)}×`);
 }
 setTimeout(() => process.exit(), 200).unref();
