@@ -2,8 +2,9 @@
  * gpt-oss over ZMQ (request-pipeline §11.6): the gateway renders Harmony prompts (no chat template
  * exists for this tokenizer) and reads the output by channel. The mock engine answers in Harmony
  * (`--mock-replies`, triggered by what the rendered prompt contains), with the real gpt-oss
- * tokenizer, through the official openai client, on both engines.
+ * tokenizer, through the official openai and @anthropic-ai/sdk clients, on both engines.
  */
+import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import type { ChatCompletionTool } from 'openai/resources/chat/completions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -29,6 +30,7 @@ type Message = OpenAI.Chat.Completions.ChatCompletionMessage & { reasoning_conte
 
 describe.each(BACKENDS)('gpt-oss / Harmony over %s (e2e)', (backend) => {
   let rig: AnyRig;
+  let anthropic: Anthropic;
   beforeAll(async () => {
     rig = await startAnyRig(backend, {
       modelDir: gptOssModel,
@@ -39,6 +41,7 @@ describe.each(BACKENDS)('gpt-oss / Harmony over %s (e2e)', (backend) => {
         { when: 'capital of France', reply: ANSWER },
       ],
     });
+    anthropic = new Anthropic({ baseURL: rig.gatewayURL, apiKey: 'unused', maxRetries: 0, timeout: 30_000 });
   });
   afterAll(async () => {
     await rig?.stop();
@@ -139,5 +142,66 @@ describe.each(BACKENDS)('gpt-oss / Harmony over %s (e2e)', (backend) => {
     expect(r.output_text).toBe('The capital of France is Paris.');
     const reasoning = r.output[0] as { content?: { text: string }[] };
     expect(reasoning.content?.[0].text).toBe('The user asks for the capital of France.');
+  });
+
+  it('Messages: analysis becomes a thinking block, final a text block, stop_reason end_turn', async () => {
+    const msg = await anthropic.messages.create({
+      model: rig.model,
+      max_tokens: 256,
+      messages: [{ role: 'user', content: 'What is the capital of France?' }],
+    });
+    expect(msg.content.map((b) => b.type)).toEqual(['thinking', 'text']);
+    const [thinking, text] = msg.content as [Anthropic.ThinkingBlock, Anthropic.TextBlock];
+    expect(thinking.thinking).toBe('The user asks for the capital of France.');
+    expect(text.text).toBe('The capital of France is Paris.');
+    expect(msg.stop_reason).toBe('end_turn');
+  });
+
+  it('Messages streaming: finalMessage() rebuilds the same blocks from thinking and text deltas', async () => {
+    const stream = anthropic.messages.stream({
+      model: rig.model,
+      max_tokens: 256,
+      messages: [{ role: 'user', content: 'What is the capital of France?' }],
+    });
+    const deltas = new Set<string>();
+    stream.on('streamEvent', (ev) => {
+      if (ev.type === 'content_block_delta') deltas.add(ev.delta.type);
+    });
+    const msg = await stream.finalMessage();
+    expect([...deltas].sort()).toEqual(['text_delta', 'thinking_delta']);
+    expect(msg.content.map((b) => b.type)).toEqual(['thinking', 'text']);
+    expect((msg.content[1] as Anthropic.TextBlock).text).toBe('The capital of France is Paris.');
+    expect(msg.stop_reason).toBe('end_turn');
+  });
+
+  it('Messages: a Harmony tool call is a tool_use block with its input as an object, and a tool_result round trip answers', async () => {
+    const tools: Anthropic.Tool[] = [
+      { name: 'get_weather', description: 'Current weather for a city', input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+    ];
+    const call = await anthropic.messages.create({
+      model: rig.model,
+      max_tokens: 256,
+      tools,
+      messages: [{ role: 'user', content: "What's the weather in Paris?" }],
+    });
+    expect(call.content.map((b) => b.type)).toEqual(['thinking', 'tool_use']);
+    const use = call.content[1] as Anthropic.ToolUseBlock;
+    expect(use.name).toBe('get_weather');
+    expect(use.input).toEqual({ city: 'Paris' });
+    expect(use.id).toMatch(/^toolu_/);
+    expect(call.stop_reason).toBe('tool_use');
+
+    const answer = await anthropic.messages.create({
+      model: rig.model,
+      max_tokens: 256,
+      tools,
+      messages: [
+        { role: 'user', content: "What's the weather in Paris?" },
+        { role: 'assistant', content: [{ type: 'tool_use', id: use.id, name: 'get_weather', input: { city: 'Paris' } }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: '18C' }] },
+      ],
+    });
+    expect(answer.content.filter((b) => b.type === 'text').map((b) => (b as Anthropic.TextBlock).text)).toEqual(['It is 18 degrees in Paris.']);
+    expect(answer.stop_reason).toBe('end_turn');
   });
 });
