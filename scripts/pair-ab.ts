@@ -96,8 +96,11 @@ async function interleaved(): Promise<void> {
   for (const t of trees) {
     console.log(`  ${t.name}: ${median(t.cpuUsPerReq).toFixed(0)} µs/req, ${median(t.cpuUsPerTok).toFixed(2)} µs/tok, TTFT p50 ${median(t.ttftP50).toFixed(2)} ms`);
   }
+  // Each round's own ratio (its A and B windows ran back to back): the spread says how far to trust it.
+  const ratios = a.cpuUsPerReq.map((x, i) => b.cpuUsPerReq[i] / x).sort((p, q) => p - q);
   console.log(
-    `  B ÷ A: CPU/req ${(median(b.cpuUsPerReq) / median(a.cpuUsPerReq)).toFixed(3)}×, TTFT ${(median(b.ttftP50) / median(a.ttftP50)).toFixed(3)}×`,
+    `  B ÷ A: CPU/req ${(median(b.cpuUsPerReq) / median(a.cpuUsPerReq)).toFixed(3)}×, TTFT ${(median(b.ttftP50) / median(a.ttftP50)).toFixed(3)}×; ` +
+      `per-round CPU ratio median ${median(ratios).toFixed(3)}× (min ${ratios[0].toFixed(3)}, max ${ratios[ratios.length - 1].toFixed(3)})`,
   );
 }
 
