@@ -43,6 +43,19 @@ const CACHE_MAX_WORD_CHARS = 128;
 /** Code units below U+0300 are all NFC_Quick_Check=Yes and never compose with a neighbour. */
 const MAY_NEED_NFC = /[^\u0000-\u02ff]/;
 
+type Stretch = (text: string, out: number[]) => void;
+
+/** Pushes the id of each of `finder`'s tokens in `text`, in order, and hands every stretch between them to `between`. */
+function splitOnAdded(text: string, finder: AddedTokenFinder, out: number[], between: Stretch): void {
+  let from = 0;
+  for (let at = finder.find(text, 0); at >= 0; at = finder.find(text, from)) {
+    if (at > from) between(text.slice(from, at), out);
+    out.push(finder.matchId);
+    from = finder.matchEnd;
+  }
+  if (from < text.length) between(from === 0 ? text : text.slice(from), out);
+}
+
 export class FastBpeEncoder {
   private readonly stages: RegExp[];
   private readonly lastStage: number;
@@ -53,6 +66,9 @@ export class FastBpeEncoder {
   private symbols = new Int32Array(1024);
   /** Set only by `preTokens`: collects the words instead of encoding them. */
   private collected: string[] | null = null;
+  /** The two stages that run between added tokens, bound once (no closure per encode). */
+  private readonly segmentStretch: Stretch = (text, out) => this.segment(text, out);
+  private readonly preTokenizeStretch: Stretch = (text, out) => this.preTokenize(text, out);
 
   constructor(private readonly parts: FastBpeParts) {
     this.stages = parts.splits.map((s) => new RegExp(s.source, 'gu'));
@@ -66,17 +82,8 @@ export class FastBpeEncoder {
     const out: number[] = [];
     if (text.length === 0) return out;
     const finder = this.parts.rawTokens;
-    if (finder === null) {
-      this.segment(text, out);
-      return out;
-    }
-    let from = 0;
-    for (let at = finder.find(text, 0); at >= 0; at = finder.find(text, from)) {
-      if (at > from) this.segment(text.slice(from, at), out);
-      out.push(finder.matchId);
-      from = finder.matchEnd;
-    }
-    if (from < text.length) this.segment(from === 0 ? text : text.slice(from), out);
+    if (finder === null) this.segment(text, out);
+    else splitOnAdded(text, finder, out, this.segmentStretch);
     return out;
   }
 
@@ -99,17 +106,8 @@ export class FastBpeEncoder {
   private segment(text: string, out: number[]): void {
     const s = this.parts.nfc && MAY_NEED_NFC.test(text) ? text.normalize('NFC') : text;
     const finder = this.parts.normalizedTokens;
-    if (finder === null) {
-      this.preTokenize(s, out);
-      return;
-    }
-    let from = 0;
-    for (let at = finder.find(s, 0); at >= 0; at = finder.find(s, from)) {
-      if (at > from) this.preTokenize(s.slice(from, at), out);
-      out.push(finder.matchId);
-      from = finder.matchEnd;
-    }
-    if (from < s.length) this.preTokenize(from === 0 ? s : s.slice(from), out);
+    if (finder === null) this.preTokenize(s, out);
+    else splitOnAdded(s, finder, out, this.preTokenizeStretch);
   }
 
   /** Splits normalized text into pre-tokens, on its ASCII shadow when it has one. */
