@@ -21,6 +21,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parseBenchArgs } from './bench/args.js';
 import { runPhase, warmUp } from './bench/phase.js';
+import { percentile } from './bench/stats.js';
 import { stopAll } from './bench/procs.js';
 import type { TargetHandle } from './bench/targets/target.js';
 import { buildWorkloads, type Kind } from './bench/workloads.js';
@@ -53,6 +54,8 @@ interface Tree {
   cpuUsPerTok: number[];
   ttftP50: number[];
 }
+
+const median = (xs: readonly number[]) => percentile([...xs].sort((a, b) => a - b), 50);
 
 const trees: Tree[] = [];
 try {
@@ -90,7 +93,6 @@ async function interleaved(): Promise<void> {
       process.stderr.write(`window ${k + 1} ${t.name}: ${cpu.usPerRequest.toFixed(0)} µs/req, ${cpu.usPerToken.toFixed(2)} µs/tok, TTFT p50 ${(r.ttft.p50 ?? 0).toFixed(2)} ms, ${r.ok} ok\n`);
     }
   }
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const [a, b] = trees;
   console.log(`pair A/B, ${kind} requests at C=${c}, ${values.windows} interleaved windows of ${values['window-secs']} s (medians)`);
   for (const t of trees) {
@@ -122,7 +124,6 @@ async function together(ts: Tree[], k: Kind, conc: number, windows: number, secs
     both.push(x.tokensPerSec + y.tokensPerSec);
     process.stderr.write(`window ${i + 1}: one gateway ${a.tokensPerSec.toFixed(0)} tok/s, two ${(x.tokensPerSec + y.tokensPerSec).toFixed(0)} tok/s\n`);
   }
-  const median = (xs: number[]) => [...xs].sort((p, q) => p - q)[Math.floor(xs.length / 2)];
   console.log(`${k} requests, C=${conc} in all, ${windows} windows of ${secs} s each way (medians)`);
   console.log(`  one gateway: ${median(alone).toFixed(0)} tok/s; two gateways (C/2 each): ${median(both).toFixed(0)} tok/s; two ÷ one ${(median(both) / median(alone)).toFixed(2)}×`);
 }

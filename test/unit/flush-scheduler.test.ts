@@ -16,6 +16,19 @@ function corked(log: string[], name: string, costMs = 0): Corked {
   };
 }
 
+/** A corked stream that records when it was flushed and whether a reader was still behind then. */
+function watched(): Corked & { flushedAt: number; behindUntil: number } {
+  return {
+    corkedAt: performance.now(),
+    flushedAt: -1,
+    behindUntil: -1,
+    flush() {
+      this.flushedAt = performance.now();
+      this.behindUntil = readersBehindUntil();
+    },
+  };
+}
+
 describe('SSE flush scheduler', () => {
   it('writes every corked stream in the turn it was corked when no engine reader is behind', async () => {
     const log: string[] = [];
@@ -38,44 +51,29 @@ describe('SSE flush scheduler', () => {
   });
 
   it('holds streams while a reader is behind and writes them once it catches up', async () => {
-    let flushedAt = -1;
-    let behindUntil = -1;
     const turn = yieldSpentSlice(); // a reader ran out of its slice with messages still queued
-    scheduleFlush({
-      corkedAt: performance.now(),
-      flush() {
-        flushedAt = performance.now();
-        behindUntil = readersBehindUntil();
-      },
-    });
+    const held = watched();
+    scheduleFlush(held);
     await turn;
     await nextTurn();
     // Written before the reader caught up only if it had lapsed meanwhile (this process was
     // descheduled for longer than a reader counts as behind: a loaded machine).
-    if (flushedAt >= 0) expect(flushedAt).toBeGreaterThanOrEqual(behindUntil - 1);
+    if (held.flushedAt >= 0) expect(held.flushedAt).toBeGreaterThanOrEqual(held.behindUntil - 1);
     readerCaughtUp();
     await nextTurn();
-    expect(flushedAt).toBeGreaterThanOrEqual(0);
+    expect(held.flushedAt).toBeGreaterThanOrEqual(0);
   });
 
   it('writes a held stream when its hold time is up even if the reader stays behind', async () => {
-    const start = performance.now();
-    let flushedAt = -1;
-    let behindUntil = -1;
-    scheduleFlush({
-      corkedAt: start,
-      flush() {
-        flushedAt = performance.now();
-        behindUntil = readersBehindUntil();
-      },
-    });
+    const held = watched();
+    scheduleFlush(held);
     // Keep the reader "behind" by yielding spent slices until the stream goes out.
-    while (flushedAt < 0) await yieldSpentSlice();
+    while (held.flushedAt < 0) await yieldSpentSlice();
     readerCaughtUp();
     // A reader counts as behind for a few ms after its last yield. On a loaded machine this process
     // can be descheduled longer than that, and then the reader has rightly lapsed and the stream
     // goes out at once. While the reader is still behind, the stream must wait out its hold.
-    const readerLapsed = flushedAt >= behindUntil - 1;
-    if (!readerLapsed) expect(flushedAt - start).toBeGreaterThanOrEqual(15);
+    const readerLapsed = held.flushedAt >= held.behindUntil - 1;
+    if (!readerLapsed) expect(held.flushedAt - held.corkedAt).toBeGreaterThanOrEqual(15);
   });
 });
