@@ -5,6 +5,7 @@
  * on the 2-core box moved ±20–40 % between minutes; the pair's ratio moves much less.
  *
  *   npx tsx scripts/pair-ab.ts DIR_A DIR_B [--kind short|stream] [--c 64] [--windows 8] [--window-secs 3]
+ *                              [--token-delay-ms 0]   (the engines' step time: >0 measures below capacity)
  *
  * --together instead alternates A alone at C with A and B together at C/2 each, and prints the tokens/s
  * of both: with DIR_A = DIR_B it bounds what serving on more cores could give on this box (two
@@ -35,15 +36,16 @@ const { values, positionals } = parseArgs({
     'window-secs': { type: 'string', default: '3' },
     'warmup-secs': { type: 'string', default: '8' },
     together: { type: 'boolean', default: false },
+    'token-delay-ms': { type: 'string', default: '0' },
   },
 });
 if (positionals.length !== 2) {
-  process.stderr.write('usage: npx tsx scripts/pair-ab.ts DIR_A DIR_B [--kind short|stream] [--c 64] [--windows 8] [--window-secs 3]\n');
+  process.stderr.write('usage: npx tsx scripts/pair-ab.ts DIR_A DIR_B [--kind short|stream] [--c 64] [--windows 8] [--window-secs 3] [--token-delay-ms 0]\n');
   process.exit(2);
 }
 const kind = values.kind as Kind;
 const c = Number(values.c);
-const opts = parseBenchArgs(['--concurrency', String(c)])!;
+const opts = parseBenchArgs(['--concurrency', String(c), '--token-delay-ms', String(values['token-delay-ms'])])!;
 const w = await buildWorkloads(opts);
 const dir = await mkdtemp(join(tmpdir(), 'smgpair-'));
 

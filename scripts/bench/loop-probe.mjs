@@ -11,8 +11,10 @@
  *   callbacks, so the resolution is subtracted to leave the time the loop was late.
  * - busy: performance.eventLoopUtilization(): milliseconds the loop spent running callbacks (not
  *   waiting in epoll) in the window. Work moved to worker threads does not count here.
+ * - gc: the main thread's garbage-collection pauses (PerformanceObserver 'gc' entries): their sum
+ *   and the longest one, to tell a late timer caused by GC from one caused by our own callbacks.
  */
-import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { PerformanceObserver, monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { isMainThread } from 'node:worker_threads';
 
 const MARK = '@@smg-bench-loop ';
@@ -24,6 +26,14 @@ if (isMainThread) {
   let elu = performance.eventLoopUtilization();
   let windowStart = performance.now();
   const lateMs = (ns) => Math.max(0, ns / 1e6 - RESOLUTION_MS);
+  let gcMs = 0;
+  let gcMaxMs = 0;
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      gcMs += e.duration;
+      if (e.duration > gcMaxMs) gcMaxMs = e.duration;
+    }
+  }).observe({ entryTypes: ['gc'] });
 
   process.on('SIGUSR2', () => {
     const now = performance.now();
@@ -38,7 +48,11 @@ if (isMainThread) {
       delayMaxMs: count > 0 ? lateMs(hist.max) : null,
       busyMs: d.active,
       utilization: d.utilization,
+      gcMs,
+      gcMaxMs,
     };
+    gcMs = 0;
+    gcMaxMs = 0;
     hist.reset();
     elu = nextElu;
     windowStart = now;

@@ -5,7 +5,7 @@
  * in-process engine client) is watched in-process the same way.
  */
 import { fileURLToPath } from 'node:url';
-import { monitorEventLoopDelay, performance, type IntervalHistogram } from 'node:perf_hooks';
+import { PerformanceObserver, monitorEventLoopDelay, performance, type IntervalHistogram } from 'node:perf_hooks';
 import type { Child } from './procs.js';
 
 export const LOOP_PROBE_FILE = fileURLToPath(new URL('./loop-probe.mjs', import.meta.url));
@@ -23,6 +23,9 @@ export interface LoopStats {
   /** Milliseconds the main thread spent running callbacks in the window. */
   busyMs: number;
   utilization: number;
+  /** Main-thread GC pauses in the window: their sum and the longest (ms). */
+  gcMs: number;
+  gcMaxMs: number;
 }
 
 /** Starts a window with `reset()`; `read()` ends it and returns what happened in it. */
@@ -75,15 +78,26 @@ export class SelfLoopProbe implements LoopProbe {
   private readonly hist: IntervalHistogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
   private elu = performance.eventLoopUtilization();
   private start = performance.now();
+  private gcMs = 0;
+  private gcMaxMs = 0;
+  private readonly gc = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      this.gcMs += e.duration;
+      this.gcMaxMs = Math.max(this.gcMaxMs, e.duration);
+    }
+  });
 
   constructor() {
     this.hist.enable();
+    this.gc.observe({ entryTypes: ['gc'] });
   }
 
   async reset(): Promise<void> {
     this.hist.reset();
     this.elu = performance.eventLoopUtilization();
     this.start = performance.now();
+    this.gcMs = 0;
+    this.gcMaxMs = 0;
   }
 
   async read(): Promise<LoopStats> {
@@ -98,10 +112,13 @@ export class SelfLoopProbe implements LoopProbe {
       delayMaxMs: h.count > 0 ? late(h.max) : null,
       busyMs: d.active,
       utilization: d.utilization,
+      gcMs: this.gcMs,
+      gcMaxMs: this.gcMaxMs,
     };
   }
 
   close(): void {
     this.hist.disable();
+    this.gc.disconnect();
   }
 }

@@ -52,6 +52,8 @@ const ROWS: RowDef[] = [
   { label: 'server loop delay p99 ms', cell: (r) => opt(r.loop?.delayP99Ms, fmtMs), num: (r) => r.loop?.delayP99Ms },
   { label: 'server loop delay max ms', cell: (r) => opt(r.loop?.delayMaxMs, fmtMs) },
   { label: 'server loop busy', cell: (r) => opt(r.loop?.utilization, (v) => `${(v * 100).toFixed(0)}%`) },
+  { label: 'server GC pauses % of wall', cell: (r) => opt(r.loop ? (100 * r.loop.gcMs) / r.loop.windowMs : null, (v) => `${v.toFixed(1)}%`) },
+  { label: 'server GC pause max ms', cell: (r) => opt(r.loop?.gcMaxMs, fmtMs) },
   { label: 'server loop ms/request', cell: (r) => opt(r.loop && r.ok > 0 ? r.loop.busyMs / r.ok : null, (v) => v.toFixed(3)) },
   { label: 'server RSS MB before→after', cell: (r) => `${mbText(r.rssBeforeMB)}→${mbText(r.rssAfterMB)}` },
   cpuRow(ENGINE, 'engine CPU µs/token', 'usPerToken', 1),

@@ -1,45 +1,34 @@
 /**
- * When corked SSE responses are written out. A stream corks its response at its first frame of an
- * event-loop turn and is queued here; one check-phase callback per turn uncorks the queue in
- * order, so every engine message already read in that turn leaves in one write per stream.
+ * When streams' pending SSE frames are written out. A stream with new frames is queued here once;
+ * one check-phase callback per turn writes the queue in order, so every engine message already
+ * read in that turn is handled first and a stream's frames from all of them leave in one write.
  *
- * Two limits keep that from turning into a stall of its own:
- * - a turn uncorks for at most FLUSH_SLICE_MS; the rest go first in the next turn (256 streams'
- *   writes to loopback sockets take several ms, and timers and new requests would wait behind);
- * - while an engine reader is behind (engine/read-pressure.ts: it yielded with messages still
- *   queued), a stream corked less than HOLD_MAX_MS ago stays corked, so an engine that outruns the
- *   gateway still costs one write per stream per several turns rather than one per token. Held
- *   streams go out when the reader catches up or their time is up (a timer, never a busy loop).
- *   Below capacity no reader is behind and every frame leaves in the turn it was made; a stream
- *   that ends is written at once (Node's res.end() uncorks).
+ * A turn writes for at most FLUSH_SLICE_MS; the rest go first in the next turn (256 streams'
+ * writes to loopback sockets take several ms, and timers and new requests would wait behind).
+ *
+ * Frames are not held back past their turn. Holding a stream's frames for up to 20 ms while an
+ * engine reader was behind saved writes, but measured on the 2-core box (C = 64 and 256, zero-delay
+ * engine) it cost more than it saved: held responses finish later, the engine then has fewer
+ * requests running together and sends more, smaller messages per token.
  */
-import { onReadersCaughtUp, readersBehindUntil } from '../engine/read-pressure.js';
 
-export interface Corked {
-  /** performance.now() when the response was corked. */
-  readonly corkedAt: number;
-  /** Uncorks the response (its frames go out in one write). */
+export interface Flushable {
+  /** Writes what the stream has pending (or ends it, if it is over). */
   flush(): void;
 }
 
 const FLUSH_SLICE_MS = 1;
-const HOLD_MAX_MS = 20;
 /** Clock reads are batched: one per this many flushes. */
 const CHECK_EVERY = 8;
 
-let queue: Corked[] = [];
+let queue: Flushable[] = [];
 let immediate = false;
-let timer: NodeJS.Timeout | null = null;
 
-/** Queues `c` to be flushed at the end of this turn (or a later one, see above). */
-export function scheduleFlush(c: Corked): void {
-  queue.push(c);
+/** Queues `s` to be written at the end of this turn (or, past the turn's slice, the next one). */
+export function scheduleFlush(s: Flushable): void {
+  queue.push(s);
   armImmediate();
 }
-
-onReadersCaughtUp(() => {
-  if (queue.length > 0) armImmediate();
-});
 
 function armImmediate(): void {
   if (immediate) return;
@@ -49,32 +38,17 @@ function armImmediate(): void {
 
 function flushQueued(): void {
   immediate = false;
-  if (timer) {
-    clearTimeout(timer);
-    timer = null;
-  }
   const batch = queue;
   queue = [];
   const start = performance.now();
-  // Streams corked after this instant are held; none are when every reader is keeping up.
-  const behindUntil = readersBehindUntil();
-  const holdFrom = start < behindUntil ? start - HOLD_MAX_MS : Infinity;
-  const held: Corked[] = [];
   let i = 0;
   while (i < batch.length) {
-    const c = batch[i++];
-    if (c.corkedAt > holdFrom) held.push(c);
-    else c.flush();
+    batch[i++].flush();
     if (i % CHECK_EVERY === 0 && performance.now() - start > FLUSH_SLICE_MS) break;
   }
-  // Streams corked meanwhile (none: flushing writes nothing new) would follow these.
   if (i < batch.length) {
-    queue = held.concat(batch.slice(i), queue);
+    // Streams queued meanwhile (a drain that wrote and then made more) follow these.
+    queue = batch.slice(i).concat(queue);
     armImmediate();
-  } else if (held.length > 0) {
-    queue = held.concat(queue);
-    // The oldest held stream is first: it or the reader's backlog ending decides the wake-up.
-    const wake = Math.min(held[0].corkedAt + HOLD_MAX_MS, behindUntil);
-    timer = setTimeout(flushQueued, Math.max(1, Math.ceil(wake - performance.now())));
   }
 }

@@ -1,15 +1,17 @@
 /**
- * A streaming answer written straight to the Node response: each event is encoded and written as
- * it is produced, synchronously, from the engine output that caused it. Writes are corked until
- * flush-scheduler.ts uncorks them (normally in the same turn's check phase), so every engine
- * message already read is handled first and a stream's frames from all of them leave in one
- * write: when the engine runs ahead, many tokens cost one syscall per stream instead of one per
- * token. When a socket's buffer is full, frames are kept in one string until it drains: the engine
- * is never slowed down (as in SMG), and a slow client costs memory, not CPU. The 200 itself waits
- * briefly for the first frames (head-hold.ts), so a short answer is one write in all.
+ * A streaming answer written straight to the Node response: each event is encoded as it is
+ * produced, synchronously, from the engine output that caused it, into the stream's pending bytes
+ * (frame-bytes.ts). They are written when flush-scheduler.ts comes round (normally in the same
+ * turn's check phase), so every engine message already read is handled first and a stream's frames
+ * from all of them leave in one write: when the engine runs ahead, many tokens cost one syscall
+ * per stream instead of one per token. While a socket's buffer is full, frames wait in the pending
+ * bytes until it drains: the engine is never slowed down (as in SMG), and a slow client costs
+ * memory, not CPU. The 200 itself waits briefly for the first frames (head-hold.ts), so a short
+ * answer is one write in all.
  */
 import type { GenEvent, GenerationSink } from '../pipeline/events.js';
-import { type Corked, scheduleFlush } from './flush-scheduler.js';
+import { type Flushable, scheduleFlush } from './flush-scheduler.js';
+import { FrameBytes } from './frame-bytes.js';
 import { type HeldHead, holdHead } from './head-hold.js';
 import { SSE_HEADERS, type SseEncoder } from './sse.js';
 import type { RawResponse } from './types.js';
@@ -27,13 +29,18 @@ export interface RawSseOptions {
   onClose: () => void;
 }
 
-export class RawSseWriter implements GenerationSink, Corked, HeldHead {
-  corkedAt = 0;
+/** An ending stream with at most this much unwritten (a socket buffer's worth) ends at once. */
+const END_NOW_MAX = 16 * 1024;
+
+export class RawSseWriter implements GenerationSink, Flushable, HeldHead {
   /** The 200 is committed but waits for the first frames (or head-hold.ts's timer). */
   private headHeld = false;
-  private corked = false;
+  private readonly pending = new FrameBytes();
+  private pendingBytes = 0;
+  /** Queued with the flush scheduler. */
+  private scheduled = false;
+  /** The socket pushed back: nothing is written until it drains. */
   private blocked = false;
-  private backlog = '';
   private finished = false;
 
   constructor(
@@ -43,12 +50,7 @@ export class RawSseWriter implements GenerationSink, Corked, HeldHead {
   ) {
     raw.onDrain(() => {
       this.blocked = false;
-      if (this.backlog) {
-        const out = this.backlog;
-        this.backlog = '';
-        this.send(out);
-      }
-      if (this.finished && !this.blocked) this.raw.end();
+      this.flush();
     });
   }
 
@@ -69,8 +71,8 @@ export class RawSseWriter implements GenerationSink, Corked, HeldHead {
       return;
     }
     this.head();
-    // Nothing was corked (no start frames): the head goes out on its own.
-    if (!this.corked) this.raw.flushHead();
+    // No start frames to carry it: the head goes out on its own.
+    if (this.pendingBytes === 0) this.raw.flushHead();
   }
 
   push(ev: GenEvent): void {
@@ -102,6 +104,17 @@ export class RawSseWriter implements GenerationSink, Corked, HeldHead {
     this.close(this.enc.error(err));
   }
 
+  /** Writes what is pending, or ends the response once it is over (the flush scheduler's call). */
+  flush(): void {
+    this.scheduled = false;
+    if (this.blocked || this.raw.closed) return;
+    if (this.finished) return this.endNow();
+    if (this.pendingBytes === 0) return;
+    this.pendingBytes = 0;
+    if (!this.raw.write(this.pending.take())) this.blocked = true;
+    if (this.raw.idle) this.pending.release();
+  }
+
   private head(): void {
     this.headHeld = false;
     this.raw.writeHead(200, { ...SSE_HEADERS, ...this.opts.headers });
@@ -111,28 +124,43 @@ export class RawSseWriter implements GenerationSink, Corked, HeldHead {
 
   private send(frames: string): void {
     if (this.raw.closed) return;
-    if (this.blocked) {
-      this.backlog += frames;
-      return;
-    }
-    if (!this.corked) {
-      this.corked = true;
-      this.corkedAt = performance.now();
-      this.raw.cork();
-      scheduleFlush(this);
-    }
-    if (!this.raw.write(frames)) this.blocked = true;
+    this.add(frames);
+    this.schedule();
   }
 
-  flush(): void {
-    this.corked = false;
-    this.raw.uncork();
+  private add(frames: string): void {
+    this.pending.append(frames);
+    // A UTF-16 length, not bytes: all it decides is how much is "a lot".
+    this.pendingBytes += frames.length;
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.blocked) return;
+    this.scheduled = true;
+    scheduleFlush(this);
   }
 
   private close(frames: string): void {
-    if (frames) this.send(frames);
+    if (frames && !this.raw.closed) this.add(frames);
     this.finished = true;
-    if (!this.blocked && !this.raw.closed) this.raw.end();
+    if (this.pendingBytes <= END_NOW_MAX) {
+      if (!this.blocked) this.endNow();
+    } else {
+      // A long backlog is written by the flush scheduler, in its time-bounded turn: an engine
+      // message that ends many streams must not write all of them while it is handled.
+      this.schedule();
+    }
     this.opts.onClose();
+  }
+
+  /** The last write: what is pending and the end of the response, together. */
+  private endNow(): void {
+    if (this.raw.closed) return;
+    if (this.pendingBytes === 0) {
+      this.raw.end();
+      return;
+    }
+    this.pendingBytes = 0;
+    this.raw.end(this.pending.take());
   }
 }

@@ -20,10 +20,10 @@ export interface RawResponse {
   /** Sends the head now, alone. */
   flushHead(): void;
   /** False when the socket buffer is full: wait for `onDrain` before writing more. */
-  write(chunk: string): boolean;
-  end(chunk?: string): void;
-  cork(): void;
-  uncork(): void;
+  write(chunk: Buffer): boolean;
+  end(chunk?: Buffer | string): void;
+  /** The socket holds none of the bytes written so far (they all reached the kernel). */
+  readonly idle: boolean;
   onDrain(cb: () => void): void;
   /** What the handler returns after writing the response itself. */
   readonly sent: Response;

@@ -31,7 +31,7 @@ import { RankTable } from './rank-table.js';
 import { runtimeMismatch } from './runtime-check.js';
 import { IdTable } from './id-table.js';
 import { EngineRequestStream } from './request-stream.js';
-import { READ_SLICE_MS, readerCaughtUp, yieldSpentSlice } from './read-pressure.js';
+import { READ_SLICE_MS, yieldSpentSlice } from './read-pressure.js';
 import { SendQueue } from './send-queue.js';
 import type { Dialect, EngineRequest, InputFrames, OutputEvent, Registration, RuntimeType } from './types.js';
 import { WaveClock } from './wave-clock.js';
@@ -294,7 +294,6 @@ export class EngineClient implements EngineClientApi {
           sliceEnd = await yieldSpentSlice();
           if (!this.live) return;
         } else {
-          readerCaughtUp();
           sliceEnd = performance.now() + READ_SLICE_MS;
         }
       }

@@ -33,21 +33,22 @@ class NodeRawResponse implements RawResponse {
     this.res.flushHeaders();
   }
 
-  write(chunk: string): boolean {
-    return this.res.write(chunk);
+  write(chunk: Buffer): boolean {
+    // Corked around the write so it reaches the socket now, not at Node's next-tick uncork: `idle`
+    // then tells right away whether the socket took it all.
+    this.res.cork();
+    const ok = this.res.write(chunk);
+    this.res.uncork();
+    return ok;
   }
 
-  end(chunk?: string): void {
+  end(chunk?: Buffer | string): void {
     if (chunk === undefined) this.res.end();
     else this.res.end(chunk);
   }
 
-  cork(): void {
-    this.res.cork();
-  }
-
-  uncork(): void {
-    this.res.uncork();
+  get idle(): boolean {
+    return this.res.writableLength === 0;
   }
 
   onDrain(cb: () => void): void {

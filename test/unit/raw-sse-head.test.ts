@@ -31,17 +31,16 @@ class RecordingResponse implements RawResponse {
     this.log.push('flush-head');
     this.onHeadFlushed?.();
   }
-  write(chunk: string): boolean {
-    this.log.push(chunk);
+  readonly idle = true;
+  write(chunk: Buffer): boolean {
+    this.log.push(chunk.toString());
     return true;
   }
-  end(chunk?: string): void {
-    if (chunk !== undefined) this.log.push(chunk);
+  end(chunk?: Buffer | string): void {
+    if (chunk !== undefined) this.log.push(chunk.toString());
     this.log.push('end');
     this.ended = true;
   }
-  cork(): void {}
-  uncork(): void {}
   onDrain(): void {}
 }
 
@@ -69,7 +68,8 @@ describe('RawSseWriter: the 200 waits briefly for the first frames', () => {
     expect(raw.log).toEqual([]);
     w.push(TOKEN);
     w.end();
-    expect(raw.log).toEqual(['head', 'data: token\n\n', 'data: [DONE]\n\n', 'end']);
+    // One write: the token's frame and the last frame leave together with the end.
+    expect(raw.log).toEqual(['head', 'data: token\n\ndata: [DONE]\n\n', 'end']);
   });
 
   it('sends the head alone once the hold is over and no event came', async () => {
@@ -81,6 +81,9 @@ describe('RawSseWriter: the 200 waits briefly for the first frames', () => {
     expect(performance.now() - start).toBeGreaterThanOrEqual(HEAD_HOLD_MS - 2);
     expect(raw.log).toEqual(['head', 'flush-head']);
     w.push(TOKEN);
+    // Written when the flush scheduler comes round, at the end of this turn.
+    expect(raw.log.slice(2)).toEqual([]);
+    await new Promise((r) => setImmediate(r));
     expect(raw.log.slice(2)).toEqual(['data: token\n\n']);
   });
 
