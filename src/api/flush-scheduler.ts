@@ -17,7 +17,7 @@ export interface Flushable {
   flush(): void;
 }
 
-const FLUSH_SLICE_MS = 1;
+const FLUSH_SLICE_MS = 0.5;
 /** Clock reads are batched: one per this many flushes. */
 const CHECK_EVERY = 8;
 

@@ -8,12 +8,14 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 
 /**
- * Longest stretch a reader processes messages before letting the loop run (ms). Measured at C = 256
- * against a zero-delay engine (with the same slice in flush-scheduler.ts and util/fair-turn.ts):
- * 2 ms gave a loop delay p99 of ~16 ms, 1 ms ~10 ms at no cost in tokens/s, 0.5 ms ~7-10 ms but
- * ~10 % fewer tokens/s; one engine message (256 outputs) is never split.
+ * Longest stretch a reader processes messages before letting the loop run (ms). A reader can run in
+ * two phases of one loop turn (poll, when its socket wakes it, and check, after a yield), next to the
+ * flush scheduler's and fair-turn.ts's slices, so the slices add up. Measured at C = 256 against a
+ * zero-delay engine, loop delay p99 (four runs each, 2-core box): all three slices at 1 ms 7.4-8.7
+ * ms; the reader's at 0.5 ms 6.0-7.4 ms; all three at 0.5 ms 4.9-6.3 ms, with tokens/s within the
+ * runs' noise (-3 %). One engine message is never split.
  */
-export const READ_SLICE_MS = 1;
+export const READ_SLICE_MS = 0.5;
 
 /** A reader whose slice is spent yields here; returns the end of its next slice. */
 export async function yieldSpentSlice(): Promise<number> {

@@ -12,7 +12,7 @@
  * has run before the next is let go, and a turn lets go at most SLICE_MS of them.
  */
 
-const SLICE_MS = 1;
+const SLICE_MS = 0.5;
 
 /** When the current turn's first caller came, or -1 (reset by a check-phase callback). */
 let turnStart = -1;
