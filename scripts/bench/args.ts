@@ -83,8 +83,8 @@ Phases per target (--phases): soak (RSS after N short requests vs after warm-up)
 request), prompt-cost (C=1, ~2k-token prompt vs the short one: template + tokenize time on the
 loop and in wall time), long-prompt (background streams alone, then with ~2k-token prompts
 arriving at --long-concurrency: the streams' ITL p99). CPU comes from /proc/<pid>/stat of the
-serving process; event-loop delay and busy time from scripts/bench/loop-probe.mjs, preloaded
-into the gateway and the ceiling (node --import). Ends with one table of issue 17's figures and
+serving process; event-loop delay, busy time and GC pauses from scripts/bench/loop-probe.mjs,
+preloaded into the gateway and the ceiling (node --import). Ends with one table of issue 17's figures and
 a machine yardstick (scripts/bench/yardstick.ts), so absolute numbers from different boxes can be
 compared. To compare two checkouts on a noisy box, use scripts/pair-ab.ts instead.
 

@@ -142,7 +142,8 @@ export function footnotes(longMaxTokens: number, ceilingMode: string): string {
   stime from /proc/<pid>/stat (10 ms ticks) over the phase, all threads. Loop figures come from
   scripts/bench/loop-probe.mjs preloaded into the server (node --import): delay = how late a 1 ms
   timer ran (monitorEventLoopDelay, resolution subtracted); busy = eventLoopUtilization (time the
-  main thread ran callbacks; work in worker threads is not counted); ms/request = busy ÷ requests.
+  main thread ran callbacks; work in worker threads is not counted); ms/request = busy ÷ requests;
+  GC = the main thread's garbage-collection pauses ('gc' performance entries): share of wall, longest.
   CPU "cores" = CPU seconds ÷ wall seconds. Two cores are shared by client, server and engine, and by
   whatever else runs here ("other processes"): if that is large, rerun; ratios are steadier than
   absolutes.
