@@ -11,9 +11,9 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
  * Longest stretch a reader processes messages before letting the loop run (ms). A reader can run in
  * two phases of one loop turn (poll, when its socket wakes it, and check, after a yield), next to the
  * flush scheduler's and fair-turn.ts's slices, so the slices add up. Measured at C = 256 against a
- * zero-delay engine, loop delay p99 (four runs each, 2-core box): all three slices at 1 ms 7.4-8.7
- * ms; the reader's at 0.5 ms 6.0-7.4 ms; all three at 0.5 ms 4.9-6.3 ms, with tokens/s within the
- * runs' noise (-3 %). One engine message is never split.
+ * zero-delay engine, loop delay p99 (four runs each, 2-core box): all slices at 1 ms 7.4-8.7 ms; the
+ * reader's at 0.5 ms 6.0-7.4 ms; the reader's and the flush scheduler's at 0.5 ms 4.9-6.3 ms, with
+ * tokens/s within the runs' noise. One engine message is never split.
  */
 export const READ_SLICE_MS = 0.5;
 
