@@ -109,9 +109,12 @@ export class RawSseWriter implements GenerationSink, Flushable, HeldHead {
     this.scheduled = false;
     if (this.blocked || this.raw.closed) return;
     if (this.finished) return this.endNow();
-    if (this.pendingBytes === 0) return;
-    this.pendingBytes = 0;
-    if (!this.raw.write(this.pending.take())) this.blocked = true;
+    if (this.pendingBytes > 0) {
+      this.pendingBytes = 0;
+      if (!this.raw.write(this.pending.take())) this.blocked = true;
+    }
+    // The socket has sent all it was given (now, or by the drain that called this): the buffer
+    // can serve another stream.
     if (this.raw.idle) this.pending.release();
   }
 
@@ -162,5 +165,6 @@ export class RawSseWriter implements GenerationSink, Flushable, HeldHead {
     }
     this.pendingBytes = 0;
     this.raw.end(this.pending.take());
+    if (this.raw.idle) this.pending.release();
   }
 }
