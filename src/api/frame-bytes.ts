@@ -17,6 +17,8 @@ const CHUNK = 16 * 1024;
 /** Buffers kept for reuse (4 MB): about one per stream with something pending at C = 256. */
 const POOL_MAX = 256;
 const pool: Buffer[] = [];
+/** Frames up to this many UTF-16 units reserve their worst case instead of being measured. */
+const SMALL_FRAME = 4096;
 
 export class FrameBytes {
   private buf: Buffer | null = null;
@@ -30,8 +32,9 @@ export class FrameBytes {
   }
 
   append(frames: string): void {
-    // UTF-8 takes at most 3 bytes per UTF-16 code unit (a surrogate pair: 4 bytes for 2 units).
-    const need = frames.length * 3;
+    // UTF-8 takes at most 3 bytes per UTF-16 code unit (a surrogate pair: 4 bytes for 2 units);
+    // a frame too big for that bound to be cheap (a long tool call's arguments) is measured.
+    const need = frames.length <= SMALL_FRAME ? frames.length * 3 : Buffer.byteLength(frames);
     const buf = this.buf !== null && this.end + need <= this.buf.length ? this.buf : this.grow(need);
     this.end += buf.write(frames, this.end);
   }
