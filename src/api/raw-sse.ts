@@ -29,14 +29,15 @@ export interface RawSseOptions {
   onClose: () => void;
 }
 
-/** An ending stream with at most this much unwritten (a socket buffer's worth) ends at once. */
+/** An ending stream with at most this much unwritten (about a socket buffer's worth) ends at once. */
 const END_NOW_MAX = 16 * 1024;
 
 export class RawSseWriter implements GenerationSink, Flushable, HeldHead {
   /** The 200 is committed but waits for the first frames (or head-hold.ts's timer). */
   private headHeld = false;
   private readonly pending = new FrameBytes();
-  private pendingBytes = 0;
+  /** UTF-16 length of the pending frames (not bytes): all it decides is how much is "a lot". */
+  private pendingLength = 0;
   /** Queued with the flush scheduler. */
   private scheduled = false;
   /** The socket pushed back: nothing is written until it drains. */
@@ -72,7 +73,7 @@ export class RawSseWriter implements GenerationSink, Flushable, HeldHead {
     }
     this.head();
     // No start frames to carry it: the head goes out on its own.
-    if (this.pendingBytes === 0) this.raw.flushHead();
+    if (this.pendingLength === 0) this.raw.flushHead();
   }
 
   push(ev: GenEvent): void {
@@ -109,8 +110,8 @@ export class RawSseWriter implements GenerationSink, Flushable, HeldHead {
     this.scheduled = false;
     if (this.blocked || this.raw.closed) return;
     if (this.finished) return this.endNow();
-    if (this.pendingBytes > 0) {
-      this.pendingBytes = 0;
+    if (this.pendingLength > 0) {
+      this.pendingLength = 0;
       if (!this.raw.write(this.pending.take())) this.blocked = true;
     }
     // The socket has sent all it was given (now, or by the drain that called this): the buffer
@@ -133,8 +134,7 @@ export class RawSseWriter implements GenerationSink, Flushable, HeldHead {
 
   private add(frames: string): void {
     this.pending.append(frames);
-    // A UTF-16 length, not bytes: all it decides is how much is "a lot".
-    this.pendingBytes += frames.length;
+    this.pendingLength += frames.length;
   }
 
   private schedule(): void {
@@ -146,7 +146,7 @@ export class RawSseWriter implements GenerationSink, Flushable, HeldHead {
   private close(frames: string): void {
     if (frames && !this.raw.closed) this.add(frames);
     this.finished = true;
-    if (this.pendingBytes <= END_NOW_MAX) {
+    if (this.pendingLength <= END_NOW_MAX) {
       if (!this.blocked) this.endNow();
     } else {
       // A long backlog is written by the flush scheduler, in its time-bounded turn: an engine
@@ -159,11 +159,11 @@ export class RawSseWriter implements GenerationSink, Flushable, HeldHead {
   /** The last write: what is pending and the end of the response, together. */
   private endNow(): void {
     if (this.raw.closed) return;
-    if (this.pendingBytes === 0) {
+    if (this.pendingLength === 0) {
       this.raw.end();
       return;
     }
-    this.pendingBytes = 0;
+    this.pendingLength = 0;
     this.raw.end(this.pending.take());
     if (this.raw.idle) this.pending.release();
   }
