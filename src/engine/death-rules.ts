@@ -24,6 +24,8 @@ export interface DeathLatch {
   readonly url: string;
   readonly logger: Logger;
   isLive(): boolean;
+  /** The output socket holds messages the reader has not taken yet. */
+  outputPending(): boolean;
   die(err: EngineDeathError, logMsg: string, extra?: Record<string, unknown>): void;
 }
 
@@ -33,11 +35,14 @@ const HANDSHAKE_PEER_RECHECK_MS = 250;
 /**
  * An engine that reports its death sends ENGINE_CORE_DEAD and then exits, so its disconnect and
  * its sentinel reach us on different sockets at nearly the same moment, in either order. The
- * disconnect waits this long (a few event-loop turns, so the output reader gets the sentinel
- * already queued) and the one cause requests see is then the engine's own report. A SIGKILLed
- * engine, which sends nothing, is declared dead this much later.
+ * disconnect waits DISCONNECT_SETTLE_MS, and longer while the output socket still holds unread
+ * messages (a busy or descheduled process can run the timer before the reader), so the one cause
+ * requests see is the engine's own report. A SIGKILLed engine, which sends nothing, is declared
+ * dead DISCONNECT_SETTLE_MS later; an output that never drains delays it DISCONNECT_SETTLE_MAX_MS
+ * at most.
  */
 export const DISCONNECT_SETTLE_MS = 50;
+export const DISCONNECT_SETTLE_MAX_MS = 2000;
 
 /** A failed input send is fatal (smg-newest §2.8): a timed-out send may have left the socket part-sent. */
 export function dieOfSendFailure(latch: DeathLatch, err: unknown): void {
@@ -64,12 +69,18 @@ export function watchPeers(latch: DeathLatch, peers: PeerTracker, socket: 'input
       engines,
     });
   };
+  const settle = (remaining: number, waitedMs: number) => {
+    setTimeout(() => {
+      if (!latch.isLive()) return;
+      const waited = waitedMs + DISCONNECT_SETTLE_MS;
+      if (latch.outputPending() && waited < DISCONNECT_SETTLE_MAX_MS) settle(remaining, waited);
+      else gone(remaining);
+    }, DISCONNECT_SETTLE_MS).unref();
+  };
   peers.onPeerLeft((remaining) => {
     if (!latch.isLive()) return;
     if (remaining < engines) {
-      setTimeout(() => {
-        if (latch.isLive()) gone(remaining);
-      }, DISCONNECT_SETTLE_MS).unref();
+      settle(remaining, 0);
       return;
     }
     latch.logger.debug({ worker: latch.url, socket, remaining }, 'a stale engine connection closed; the group is still connected');

@@ -140,6 +140,8 @@ export class EngineClient implements EngineClientApi {
       url: this.url,
       logger: this.logger,
       isLive: () => this.live,
+      // `readable` asks libzmq (a getsockopt); only a departed peer's settle timer calls this.
+      outputPending: () => !this.output.closed && this.output.readable,
       die: (err, msg, extra) => this.die(err, msg, extra),
     };
     this.sends = new SendQueue(this.input, (err) => {
