@@ -1,9 +1,9 @@
 /**
  * A stream's SSE frames that are made but not yet written, as UTF-8 bytes outside the JS heap.
  *
- * Why not strings: frames wait to be written (a turn, or up to flush-scheduler.ts's hold while an
- * engine outruns the gateway), and at 256 streams the waiting frames are megabytes of live young
- * objects that every scavenge copies: measured at C = 256, 3-4 MB survived each scavenge, pauses of
+ * Why not strings: frames wait to be written (until the flush scheduler's turn, or while a socket
+ * pushes back), and at 256 streams the waiting frames are megabytes of live young objects that
+ * every scavenge copies: measured at C = 256, 3-4 MB survived each scavenge, pauses of
  * 3-6 ms every 20-30 ms (GC ~16 % of the loop, its delay p99 ~11 ms). Encoded into a Buffer at once
  * they are one object per stream, and the write needs no UTF-8 measuring or encoding of its own.
  *
@@ -27,8 +27,9 @@ export class FrameBytes {
   /** Next free byte. */
   private end = 0;
 
-  get empty(): boolean {
-    return this.start === this.end;
+  /** Bytes appended and not yet taken. */
+  get size(): number {
+    return this.end - this.start;
   }
 
   append(frames: string): void {

@@ -36,8 +36,6 @@ export class RawSseWriter implements GenerationSink, Flushable, HeldHead {
   /** The 200 is committed but waits for the first frames (or head-hold.ts's timer). */
   private headHeld = false;
   private readonly pending = new FrameBytes();
-  /** UTF-16 length of the pending frames (not bytes): all it decides is how much is "a lot". */
-  private pendingLength = 0;
   /** Queued with the flush scheduler. */
   private scheduled = false;
   /** The socket pushed back: nothing is written until it drains. */
@@ -73,7 +71,7 @@ export class RawSseWriter implements GenerationSink, Flushable, HeldHead {
     }
     this.head();
     // No start frames to carry it: the head goes out on its own.
-    if (this.pendingLength === 0) this.raw.flushHead();
+    if (this.pending.size === 0) this.raw.flushHead();
   }
 
   push(ev: GenEvent): void {
@@ -110,8 +108,7 @@ export class RawSseWriter implements GenerationSink, Flushable, HeldHead {
     this.scheduled = false;
     if (this.blocked || this.raw.closed) return;
     if (this.finished) return this.endNow();
-    if (this.pendingLength > 0) {
-      this.pendingLength = 0;
+    if (this.pending.size > 0) {
       if (!this.raw.write(this.pending.take())) this.blocked = true;
     }
     // The socket has sent all it was given (now, or by the drain that called this): the buffer
@@ -128,13 +125,8 @@ export class RawSseWriter implements GenerationSink, Flushable, HeldHead {
 
   private send(frames: string): void {
     if (this.raw.closed) return;
-    this.add(frames);
-    this.schedule();
-  }
-
-  private add(frames: string): void {
     this.pending.append(frames);
-    this.pendingLength += frames.length;
+    this.schedule();
   }
 
   private schedule(): void {
@@ -144,9 +136,9 @@ export class RawSseWriter implements GenerationSink, Flushable, HeldHead {
   }
 
   private close(frames: string): void {
-    if (frames && !this.raw.closed) this.add(frames);
+    if (frames && !this.raw.closed) this.pending.append(frames);
     this.finished = true;
-    if (this.pendingLength <= END_NOW_MAX) {
+    if (this.pending.size <= END_NOW_MAX) {
       if (!this.blocked) this.endNow();
     } else {
       // A long backlog is written by the flush scheduler, in its time-bounded turn: an engine
@@ -159,11 +151,10 @@ export class RawSseWriter implements GenerationSink, Flushable, HeldHead {
   /** The last write: what is pending and the end of the response, together. */
   private endNow(): void {
     if (this.raw.closed) return;
-    if (this.pendingLength === 0) {
+    if (this.pending.size === 0) {
       this.raw.end();
       return;
     }
-    this.pendingLength = 0;
     this.raw.end(this.pending.take());
     if (this.raw.idle) this.pending.release();
   }

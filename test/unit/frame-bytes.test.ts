@@ -6,14 +6,14 @@ const frame = (i: number, text = `tok${i}`) => `data: {"i":${i},"content":${JSON
 describe('FrameBytes: pending SSE frames as UTF-8 outside the heap', () => {
   it('hands out exactly the UTF-8 bytes of the frames appended since the last take', () => {
     const p = new FrameBytes();
-    expect(p.empty).toBe(true);
+    expect(p.size).toBe(0);
     p.append(frame(0, 'héllo — 世界 🎉'));
     p.append(frame(1));
-    expect(p.empty).toBe(false);
+    expect(p.size).toBeGreaterThan(0);
     const first = p.take();
     expect(first.toString('utf8')).toBe(frame(0, 'héllo — 世界 🎉') + frame(1));
     expect(first.length).toBe(Buffer.byteLength(frame(0, 'héllo — 世界 🎉') + frame(1)));
-    expect(p.empty).toBe(true);
+    expect(p.size).toBe(0);
     p.append(frame(2));
     expect(p.take().toString()).toBe(frame(2));
   });
@@ -45,7 +45,7 @@ describe('FrameBytes: pending SSE frames as UTF-8 outside the heap', () => {
     p.release(); // pending: must keep the bytes
     expect(p.take().toString()).toBe(frame(0));
     p.release();
-    expect(p.empty).toBe(true);
+    expect(p.size).toBe(0);
     p.append(frame(1));
     expect(p.take().toString()).toBe(frame(1));
   });
