@@ -46,6 +46,8 @@ export interface GatewayConfig {
   prometheusHost: string;
   prometheusPort: number;
   requestTimeoutSecs: number;
+  /** Streamed /generate chunks carry only the step's text (SGLang's flag); a request field overrides it. */
+  incrementalStreamingOutput: boolean;
   shutdownGracePeriodSecs: number;
   /** Shutdown: how long /readiness says `draining` before the listener stops; worker-drain default. */
   drainSettleSecs: number;
@@ -104,6 +106,7 @@ export function defaultGatewayConfig(): GatewayConfig {
     prometheusHost: '0.0.0.0',
     prometheusPort: 29000,
     requestTimeoutSecs: 1800,
+    incrementalStreamingOutput: false,
     shutdownGracePeriodSecs: 180,
     drainSettleSecs: 5,
     maxConcurrentRequests: -1,

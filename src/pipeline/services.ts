@@ -51,6 +51,8 @@ export interface WorkerPool {
 /** The gateway settings the pipeline reads. */
 export interface PipelineConfig {
   requestTimeoutSecs: number;
+  /** /generate streams deltas instead of the cumulative text unless the request says otherwise. */
+  incrementalStreamingOutput: boolean;
 }
 
 export interface PipelineServices {

@@ -132,6 +132,31 @@ describe.each(BACKENDS)('Responses and /generate over %s (e2e)', (backend) => {
     for (let i = 1; i < chunks.length; i++) expect(chunks[i].text.startsWith(chunks[i - 1].text)).toBe(true);
   });
 
+  it('/generate incremental_streaming_output: each chunk carries only its step, they join to the non-streamed text', async () => {
+    const ask = async (extra: Record<string, unknown>) =>
+      fetch(`${rig.gatewayURL}/generate`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ text: 'Q: capital of France?\nA:', sampling_params: { max_new_tokens: 64 }, ...extra }),
+      });
+    const whole = ((await (await ask({})).json()) as Array<{ text: string; output_ids: number[] }>)[0];
+    const res = await ask({ stream: true, incremental_streaming_output: true });
+    const frames = (await res.text()).split('\n\n').filter(Boolean).map((f) => f.replace(/^data: /, ''));
+    expect(frames.at(-1)).toBe('[DONE]');
+    const chunks = frames.slice(0, -1).map((f) => JSON.parse(f) as { text: string; output_ids: number[]; meta_info: { finish_reason: unknown } });
+    expect(chunks.length).toBeGreaterThan(2);
+    expect(chunks.map((c) => c.text).join('')).toBe(whole.text);
+    expect(chunks.flatMap((c) => c.output_ids)).toEqual(whole.output_ids);
+    // No chunk repeats text an earlier one carried (the cumulative default would).
+    const texts = chunks.map((c) => c.text).filter((t) => t !== '');
+    for (let i = 1; i < texts.length; i++) expect(texts[i].startsWith(texts[i - 1])).toBe(false);
+    expect(chunks.at(-1)!.meta_info.finish_reason).not.toBeNull();
+    // The per-request field also turns it off over a gateway whose default may be on.
+    const cumulative = await ask({ stream: true, incremental_streaming_output: false });
+    const last = JSON.parse((await cumulative.text()).split('\n\n').filter(Boolean).at(-2)!.replace(/^data: /, '')) as { text: string };
+    expect(last.text).toBe(whole.text);
+  });
+
   it('/generate refuses a batch of input_ids with the spec text', async () => {
     const res = await fetch(`${rig.gatewayURL}/generate`, {
       method: 'POST',

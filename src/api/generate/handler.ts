@@ -11,9 +11,15 @@ export function createGenerateHandler(): InferenceHandler {
   return withErrors(openaiErrorResponse, async (call) => {
     const startedAt = performance.now();
     const body = await readJsonBody(call.request);
-    const { completion, returnLogprob } = parseGenerateRequest(body, generateModel(body, call.services.workers.modelIds()));
+    const { completion, returnLogprob, incremental } = parseGenerateRequest(body, generateModel(body, call.services.workers.modelIds()));
     const prepared = { ...(await prepareCompletion(call.services, completion, call.requestId)), tokenIds: true };
-    const meta: GenerateMeta = { id: prepared.id, n: prepared.n, returnLogprob, startedAt };
+    const meta: GenerateMeta = {
+      id: prepared.id,
+      n: prepared.n,
+      returnLogprob,
+      startedAt,
+      incremental: incremental ?? call.services.config.incrementalStreamingOutput,
+    };
     return respond(call, prepared, {
       endpoint: 'generate',
       choices: meta.n,

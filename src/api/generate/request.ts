@@ -11,6 +11,12 @@ export interface GenerateRequest {
   completion: CompletionGenerationRequest;
   /** `return_logprob`: report each generated token's logprob in `meta_info`. */
   returnLogprob: boolean;
+  /**
+   * `incremental_streaming_output`: streamed chunks carry only that step's text; undefined = the
+   * gateway's --incremental-streaming-output. SGLang has the server flag only; the per-request
+   * field lets one client opt in without changing what other clients of the gateway see.
+   */
+  incremental: boolean | undefined;
 }
 
 const resolveFailed = (message: string) => new PipelineError(400, 'resolve_input_failed', message, true);
@@ -63,6 +69,7 @@ export function parseGenerateRequest(raw: unknown, model: string): GenerateReque
       ...sampling,
     },
     returnLogprob,
+    incremental: optBool(body, 'incremental_streaming_output'),
   };
 }
 

@@ -2,6 +2,11 @@
  * /generate answers (request-pipeline §3.5): a JSON array with one entry per choice, or SSE with a
  * chunk per engine step carrying the cumulative text and that step's ids, a final chunk per choice
  * with its finish reason, then `[DONE]`. Stop strings apply in both (SMG skips them when streaming).
+ *
+ * Incremental streaming (SGLang's --incremental-streaming-output, `tokenizer_manager` output
+ * processor): each chunk, the final one included, carries only the text decoded since the previous
+ * chunk. The cumulative default re-sends the whole text every step, so an N-token stream costs
+ * O(N²) bytes and CPU; incremental keeps each chunk's cost flat.
  */
 import type { TokenLogprob } from '../../engine/types.js';
 import type { Collected } from '../../pipeline/collect.js';
@@ -17,6 +22,8 @@ export interface GenerateMeta {
   returnLogprob: boolean;
   /** performance.now() when the request arrived, for `e2e_latency`. */
   startedAt: number;
+  /** Stream each step's text rather than the text so far. */
+  incremental: boolean;
 }
 
 const choiceId = (meta: GenerateMeta, i: number) => (meta.n > 1 ? `${meta.id}-${i}` : meta.id);
@@ -72,6 +79,7 @@ export function generateSse(meta: GenerateMeta): SseEncoder {
   const counts: Counts[] = Array.from({ length: meta.n }, () => ({ promptTokens: 0, completionTokens: 0, cachedTokens: 0 }));
   const chunk = (i: number, finish: Record<string, unknown> | null) => {
     const payload = { text: text[i], output_ids: ids[i], meta_info: metaInfo(meta, i, counts[i], finish, logprobs[i]), index: i };
+    if (meta.incremental) text[i] = '';
     ids[i] = [];
     logprobs[i] = [];
     return dataFrame(JSON.stringify(payload));

@@ -100,6 +100,10 @@ export const GATEWAY_FLAGS: readonly FlagDef[] = [
   { name: 'prometheus-host', key: 'prometheusHost', type: 'string', applies: BOTH, group: 'Server', metavar: '<HOST>', describe: 'Metrics listen host' },
   { name: 'prometheus-port', key: 'prometheusPort', type: 'int', applies: BOTH, group: 'Server', metavar: '<PORT>', describe: 'Metrics listen port (GET /metrics)' },
   { name: 'api-key', key: 'apiKey', type: 'string', applies: BOTH, group: 'Server', metavar: '<KEY>', describe: 'Bearer key required on /v1/* and the worker API' },
+  {
+    name: 'incremental-streaming-output', key: 'incrementalStreamingOutput', type: 'bool', applies: BOTH, group: 'Server',
+    describe: "Streamed /generate chunks carry only that step's text (SGLang's --incremental-streaming-output); a request's own incremental_streaming_output wins [default: cumulative text, SGLang's default]",
+  },
   { name: 'request-timeout-secs', key: 'requestTimeoutSecs', type: 'int', applies: BOTH, group: 'Server', metavar: '<SECS>', describe: 'Request timeout in seconds' },
   {
     name: 'shutdown-grace-period-secs', key: 'shutdownGracePeriodSecs', type: 'int', applies: BOTH, group: 'Server', metavar: '<SECS>',
