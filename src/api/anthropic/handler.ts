@@ -31,7 +31,7 @@ export function createMessagesHandler(): InferenceHandler {
   return withAnthropicErrors(async (call) => {
     const req = parseMessagesRequest(await readJsonBody(call.request));
     const prepared = await prepareChat(call.services, req, call.requestId);
-    const meta: MessagesMeta = { id: prepared.id, model: prepared.model };
+    const meta: MessagesMeta = { id: prepared.id, model: prepared.model, promptTokens: prepared.promptTokens };
     return respond(call, prepared, {
       endpoint: 'messages',
       choices: 1,
