@@ -112,10 +112,47 @@ describe('Responses request fields', () => {
     expect(() => parseResponsesRequest({ ...base, store: false })).not.toThrow();
   });
 
-  it('hosted tools are refused', () => {
-    expect(rejection(() => parseResponsesRequest({ ...base, tools: [{ type: 'web_search' }] })).message).toBe(
-      "tools[0].type: only function tools are supported, got 'web_search'",
-    );
+  const FN_TOOL = { type: 'function', name: 'get_weather', parameters: { type: 'object', properties: {} } };
+
+  it('hosted tools are dropped (and named); unknown tool types are refused', () => {
+    const req = parseResponsesRequest({
+      ...base,
+      tools: [{ type: 'web_search', external_web_access: false }, { type: 'code_interpreter', container: { type: 'auto' } }, FN_TOOL],
+      tool_choice: 'auto',
+    });
+    expect(req.tools.dropped).toEqual(['web_search', 'code_interpreter']);
+    expect(req.chat.tools?.map((t) => (t.function as { name: string }).name)).toEqual(['get_weather']);
+    expect(req.echo.tools).toEqual([FN_TOOL]);
+    // Only hosted tools: no tool is left, and tool_choice auto is no error.
+    const only = parseResponsesRequest({ ...base, tools: [{ type: 'web_search' }], tool_choice: 'auto' });
+    expect(only.chat.tools).toBeUndefined();
+    expect(only.echo.toolChoice).toBe('auto');
+    expect(rejection(() => parseResponsesRequest({ ...base, tools: [{ type: 'bogus_tool' }] })).message).toBe("tools[0].type: unsupported tool type 'bogus_tool'");
+  });
+
+  it('namespace tools are flattened to <namespace>__<name>; calls and history map back', () => {
+    const req = parseResponsesRequest({
+      ...base,
+      tools: [{ type: 'namespace', name: 'agents', description: 'Sub-agents', tools: [{ ...FN_TOOL, name: 'spawn' }, { type: 'custom', name: 'note' }] }],
+      tool_choice: { type: 'function', name: 'spawn', namespace: 'agents' },
+      input: [
+        { role: 'user', content: 'Go' },
+        { type: 'function_call', call_id: 'call_1', name: 'spawn', namespace: 'agents', arguments: '{}' },
+        { type: 'function_call_output', call_id: 'call_1', output: 'ok' },
+        { type: 'custom_tool_call', call_id: 'call_2', name: 'note', namespace: 'agents', input: 'free text' },
+        { type: 'custom_tool_call_output', call_id: 'call_2', output: 'noted' },
+      ],
+    });
+    expect(req.chat.tools?.map((t) => (t.function as { name: string }).name)).toEqual(['agents__spawn', 'agents__note']);
+    expect(req.chat.toolSelection).toEqual({ mode: 'function', name: 'agents__spawn' });
+    const calls = req.chat.messages.filter((m) => m.tool_calls).map((m) => (m.tool_calls as { function: unknown }[])[0].function);
+    expect(calls).toEqual([
+      { name: 'agents__spawn', arguments: '{}' },
+      { name: 'agents__note', arguments: '{"input":"free text"}' },
+    ]);
+    expect(req.tools.origins.origin('agents__spawn')).toEqual({ name: 'spawn', namespace: 'agents', custom: false });
+    expect(req.tools.origins.origin('agents__note')).toEqual({ name: 'note', namespace: 'agents', custom: true });
+    expect(req.tools.origins.origin('other')).toEqual({ name: 'other', custom: false });
   });
 });
 
@@ -127,6 +164,7 @@ const meta = (): ResponseMeta => ({
   created: 1700000000,
   model: 'm',
   echo: parseResponsesRequest({ model: 'm', input: 'x' }).echo,
+  origins: parseResponsesRequest({ model: 'm', input: 'x' }).tools.origins,
 });
 
 /** The official client's `responses.stream()`, answered by our encoder's bytes through a fake fetch. */

@@ -2,6 +2,7 @@
 import { uuidv7 } from '../../pipeline/ids.js';
 import { prepareChat } from '../../pipeline/prepare-chat.js';
 import { readJsonBody } from '../json-body.js';
+import { requestRecord } from '../request-record.js';
 import { respond, withErrors } from '../respond.js';
 import type { InferenceHandler } from '../types.js';
 import { openaiErrorResponse } from '../openai/errors.js';
@@ -11,7 +12,9 @@ import type { ResponseMeta } from './response-object.js';
 
 export function createResponsesHandler(): InferenceHandler {
   return withErrors(openaiErrorResponse, async (call) => {
-    const { chat, echo } = parseResponsesRequest(await readJsonBody(call.request));
+    const { chat, echo, tools } = parseResponsesRequest(await readJsonBody(call.request));
+    // The hosted tools dropped are named in the request's access-log line.
+    if (tools.dropped.length > 0) requestRecord(call.request).notes.push(`dropped hosted tools: ${tools.dropped.join(', ')}`);
     const prepared = await prepareChat(call.services, chat, call.requestId);
     const meta: ResponseMeta = {
       responseId: `resp_${uuidv7().replaceAll('-', '')}`,
@@ -19,6 +22,7 @@ export function createResponsesHandler(): InferenceHandler {
       created: prepared.created,
       model: prepared.model,
       echo,
+      origins: tools.origins,
     };
     return respond(call, prepared, {
       endpoint: 'responses',

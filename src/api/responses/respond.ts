@@ -91,10 +91,19 @@ export function responseSse(meta: ResponseMeta): SseEncoder {
       }
       case 'call': {
         const item_id = functionCallItemId(it.callId);
-        const done = functionCallItem(it.callId, it.name, it.args);
+        const done = functionCallItem(meta, it.callId, it.name, it.args);
         items[output_index] = done;
+        if (done.type === 'custom_tool_call') {
+          // The input is the `input` argument's text, known whole once the call is complete.
+          const input = done.input as string;
+          return (
+            frame('response.custom_tool_call_input.delta', { item_id, output_index, delta: input }) +
+            frame('response.custom_tool_call_input.done', { item_id, output_index, input }) +
+            frame('response.output_item.done', { output_index, item: done })
+          );
+        }
         return (
-          frame('response.function_call_arguments.done', { item_id, output_index, name: it.name, arguments: it.args }) +
+          frame('response.function_call_arguments.done', { item_id, output_index, name: done.name, arguments: it.args }) +
           frame('response.output_item.done', { output_index, item: done })
         );
       }
@@ -141,12 +150,16 @@ export function responseSse(meta: ResponseMeta): SseEncoder {
           pendingSpace = '';
           const it: OpenItem & { kind: 'call' } = { kind: 'call', index: items.length, callId: ev.id, name: ev.name, args: '' };
           calls.set(ev.tool, it);
-          return out + openItem(it, functionCallItem(ev.id, ev.name, ''), null);
+          const added = functionCallItem(meta, ev.id, ev.name, '');
+          if (added.type === 'custom_tool_call') added.input = '';
+          return out + openItem(it, added, null);
         }
         case 'tool_args': {
           const it = calls.get(ev.tool);
           if (!it) return out;
           it.args += ev.text;
+          // A custom tool's arguments are JSON around its text: its input goes out whole at the end.
+          if (meta.origins.origin(it.name).custom) return out;
           return out + frame('response.function_call_arguments.delta', { item_id: functionCallItemId(it.callId), output_index: it.index, delta: ev.text });
         }
         case 'end': {

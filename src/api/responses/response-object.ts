@@ -6,6 +6,7 @@
 import type { CollectedChoice } from '../../pipeline/collect.js';
 import type { FinishKind } from '../../pipeline/events.js';
 import type { ResponseEcho } from './request.js';
+import type { ToolOriginMap } from './tools.js';
 
 export interface ResponseMeta {
   /** `resp_<uuidv7>`. */
@@ -15,6 +16,8 @@ export interface ResponseMeta {
   created: number;
   model: string;
   echo: ResponseEcho;
+  /** Turns the model's (flattened) tool names back into the client's tools. */
+  origins: ToolOriginMap;
 }
 
 export type ResponseStatus = 'in_progress' | 'completed' | 'incomplete' | 'failed';
@@ -70,8 +73,28 @@ export function outputTextPart(text: string): Record<string, unknown> {
   return { type: 'output_text', text, annotations: [] };
 }
 
-export function functionCallItem(callId: string, name: string, args: string): Record<string, unknown> {
-  return { id: functionCallItemId(callId), type: 'function_call', status: 'in_progress', call_id: callId, name, arguments: args };
+/**
+ * The output item of one tool call, in the client's terms: a `function_call` (with `namespace` for
+ * a namespace member) or a `custom_tool_call` whose `input` is the call's `input` argument.
+ */
+export function functionCallItem(meta: ResponseMeta, callId: string, flatName: string, args: string): Record<string, unknown> {
+  const origin = meta.origins.origin(flatName);
+  const ns = origin.namespace === undefined ? {} : { namespace: origin.namespace };
+  if (origin.custom) {
+    return { id: functionCallItemId(callId), type: 'custom_tool_call', status: 'in_progress', call_id: callId, name: origin.name, ...ns, input: customInput(args) };
+  }
+  return { id: functionCallItemId(callId), type: 'function_call', status: 'in_progress', call_id: callId, name: origin.name, ...ns, arguments: args };
+}
+
+/** A custom tool call's text: its `input` argument, or the arguments as written when they are no such object. */
+export function customInput(args: string): string {
+  try {
+    const v: unknown = JSON.parse(args);
+    if (v !== null && typeof v === 'object' && typeof (v as { input?: unknown }).input === 'string') return (v as { input: string }).input;
+  } catch {
+    // not JSON (a cut-off call): the text as the model wrote it
+  }
+  return args;
 }
 
 /** Output items in SMG's order: reasoning, the message (only with non-whitespace text), function calls. */
@@ -79,7 +102,7 @@ export function outputItems(meta: ResponseMeta, c: CollectedChoice): Record<stri
   const items: Record<string, unknown>[] = [];
   if (c.reasoning) items.push(reasoningItem(meta, c.reasoning));
   if (c.text.trim().length > 0) items.push(messageItem(meta, c.text, finishedMessageStatus(c.finish)));
-  for (const t of c.toolCalls) items.push(functionCallItem(t.id, t.name, t.arguments));
+  for (const t of c.toolCalls) items.push(functionCallItem(meta, t.id, t.name, t.arguments));
   return items;
 }
 
