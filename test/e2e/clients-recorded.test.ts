@@ -61,7 +61,7 @@ describe('recorded agent clients replayed (e2e)', () => {
 
     /** What Claude Code's stream accumulator builds: blocks by index, deltas appended. */
     function message(frames: Frame[]) {
-      const start = frames.find((f) => f.type === 'message_start') as { message: { usage: { input_tokens: number } } };
+      const start = frames.find((f) => f.type === 'message_start') as unknown as { message: { usage: { input_tokens: number } } };
       const blocks: Record<string, unknown>[] = [];
       for (const f of frames) {
         if (f.type === 'content_block_start') blocks[f.index as number] = { ...(f.content_block as object) };
@@ -74,7 +74,7 @@ describe('recorded agent clients replayed (e2e)', () => {
           if (d.type === 'input_json_delta') b.partial = ((b.partial as string | undefined) ?? '') + d.partial_json;
         }
       }
-      const delta = frames.find((f) => f.type === 'message_delta') as { delta: { stop_reason: string }; usage: { input_tokens: number } };
+      const delta = frames.find((f) => f.type === 'message_delta') as unknown as { delta: { stop_reason: string }; usage: { input_tokens: number } };
       return { start: start.message.usage.input_tokens, end: delta.usage.input_tokens, stop: delta.delta.stop_reason, blocks };
     }
 
@@ -126,7 +126,7 @@ describe('recorded agent clients replayed (e2e)', () => {
     function items(frames: Frame[]) {
       expect(frames.some((f) => f.type === 'error' || f.type === 'response.failed')).toBe(false);
       const done = frames.filter((f) => f.type === 'response.output_item.done').map((f) => f.item as Record<string, unknown>);
-      const completed = frames.find((f) => f.type === 'response.completed') as { response: Record<string, unknown> };
+      const completed = frames.find((f) => f.type === 'response.completed') as unknown as { response: Record<string, unknown> };
       return { done, response: completed.response };
     }
     const textOf = (item: Record<string, unknown>) => ((item.content as { text: string }[])[0].text ?? '').trim();

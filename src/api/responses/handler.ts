@@ -1,5 +1,6 @@
 /** POST /v1/responses: Responses body → the pipeline's chat request → a response object or its event stream. */
 import { uuidv7 } from '../../pipeline/ids.js';
+import { modelContextFor } from '../../pipeline/model-lookup.js';
 import { prepareChat } from '../../pipeline/prepare-chat.js';
 import { readJsonBody } from '../json-body.js';
 import { requestRecord } from '../request-record.js';
@@ -23,6 +24,7 @@ export function createResponsesHandler(): InferenceHandler {
       model: prepared.model,
       echo,
       origins: tools.origins,
+      countTokens: (text) => modelContextFor(call.services, prepared.model).tokenizer.encode(text, false).length,
     };
     return respond(call, prepared, {
       endpoint: 'responses',

@@ -23,6 +23,8 @@ export interface ResponseEcho {
   tools: unknown[];
   textFormat: Record<string, unknown>;
   reasoningEffort: string | null;
+  /** `reasoning.summary` as asked (auto, concise, detailed): the reasoning then goes out as the summary. */
+  reasoningSummary: string | null;
   metadata: Record<string, unknown>;
   user: string | null;
 }
@@ -59,6 +61,7 @@ export function parseResponsesRequest(raw: unknown): ResponsesRequest {
   const textFormat = responseFormat(body);
   const reasoning = optObject(body, 'reasoning');
   const effort = reasoning ? optString(reasoning, 'effort', 'reasoning.effort') : undefined;
+  const summary = reasoning ? reasoningSummary(reasoning) : null;
 
   const chatBody: Body = {
     model,
@@ -99,11 +102,27 @@ export function parseResponsesRequest(raw: unknown): ResponsesRequest {
       tools: converted.echo,
       textFormat,
       reasoningEffort: effort ?? null,
+      reasoningSummary: summary,
       metadata: optObject(body, 'metadata') ?? {},
       user: optString(body, 'user') ?? null,
     },
     tools: converted,
   };
+}
+
+const SUMMARY_KINDS = ['auto', 'concise', 'detailed'];
+
+/** `reasoning.summary` (or the deprecated `generate_summary`): auto, concise, detailed, or null. */
+function reasoningSummary(reasoning: Body): string | null {
+  for (const key of ['summary', 'generate_summary']) {
+    const v = reasoning[key];
+    if (v === undefined || v === null) continue;
+    if (typeof v !== 'string' || !SUMMARY_KINDS.includes(v)) {
+      throw invalid(`reasoning.${key}: must be one of ${SUMMARY_KINDS.join(', ')}`, `reasoning.${key}`);
+    }
+    return v;
+  }
+  return null;
 }
 
 function responseFormat(body: Body): Record<string, unknown> {

@@ -18,6 +18,8 @@ export interface ResponseMeta {
   echo: ResponseEcho;
   /** Turns the model's (flattened) tool names back into the client's tools. */
   origins: ToolOriginMap;
+  /** The model tokenizer's count of a text (`reasoning_tokens`); absent = 0. */
+  countTokens?: (text: string) => number;
 }
 
 export type ResponseStatus = 'in_progress' | 'completed' | 'incomplete' | 'failed';
@@ -50,19 +52,33 @@ export function responseStatus(finish: FinishKind | null): ResponseStatus {
 /** A finished message item's status: cut off by the token limit, or complete. */
 export const finishedMessageStatus = (finish: FinishKind | null): MessageStatus => (finish === 'length' ? 'incomplete' : 'completed');
 
-export function usageOf(prompt: number, completion: number, cached: number): ResponseUsage {
+/**
+ * `reasoning` is the reasoning text: its tokens (re-encoded with the model's tokenizer; the
+ * think markers themselves are not counted), capped at the output tokens, are `reasoning_tokens`.
+ */
+export function usageOf(meta: ResponseMeta, prompt: number, completion: number, cached: number, reasoning: string): ResponseUsage {
+  const reasoningTokens = reasoning.length > 0 && meta.countTokens ? Math.min(meta.countTokens(reasoning), completion) : 0;
   return {
     input_tokens: prompt,
     input_tokens_details: { cached_tokens: cached },
     output_tokens: completion,
-    output_tokens_details: { reasoning_tokens: 0 },
+    output_tokens_details: { reasoning_tokens: reasoningTokens },
     total_tokens: prompt + completion,
   };
 }
 
+/**
+ * The reasoning item: the text as `reasoning_text` content, or, when the request asked for
+ * `reasoning.summary`, as its one `summary_text` part (there is no separate summarizer: the
+ * reasoning is its own summary), which is where OpenAI's clients (the AI SDK's `reasoningText`,
+ * Codex, LangChain) read reasoning from.
+ */
 export function reasoningItem(meta: ResponseMeta, text: string): Record<string, unknown> {
+  if (meta.echo.reasoningSummary !== null) return { id: reasoningItemId(meta), type: 'reasoning', summary: [summaryPart(text)], content: [] };
   return { id: reasoningItemId(meta), type: 'reasoning', summary: [], content: [{ type: 'reasoning_text', text }] };
 }
+
+export const summaryPart = (text: string) => ({ type: 'summary_text', text });
 
 export function messageItem(meta: ResponseMeta, text: string, status: MessageStatus): Record<string, unknown> {
   const content = status === 'in_progress' ? [] : [outputTextPart(text)];
@@ -127,7 +143,7 @@ export function responseObject(
     output,
     parallel_tool_calls: e.parallelToolCalls,
     previous_response_id: null,
-    reasoning: { effort: e.reasoningEffort, summary: null },
+    reasoning: { effort: e.reasoningEffort, summary: e.reasoningSummary },
     store: false,
     temperature: e.temperature,
     text: { format: e.textFormat },
