@@ -55,7 +55,8 @@ export const MESSAGES: Mutation[] = [
   m('max_tokens missing', { max_tokens: DROP }),
   m('max_tokens 0', { max_tokens: 0 }),
   m('max_tokens a string', { max_tokens: 'x' }),
-  m('max_tokens beyond the context', { max_tokens: 100_000 }),
+  // max_tokens is a ceiling here (lowered to the room left); a prompt alone over the context is not.
+  m('prompt beyond the context', { 'messages.0.content': LONG_TEXT }),
   m('messages missing', { messages: DROP }),
   m('messages empty', { messages: [] }),
   m('message a string', { messages: ['Hi'] }),
