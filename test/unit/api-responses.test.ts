@@ -158,18 +158,23 @@ describe('Responses request fields', () => {
 
 const collectResponse = async (evs: AsyncIterable<GenEvent>, m: ResponseMeta) => responseJson(await collectChoices(evs, 1, 1), m);
 
-const meta = (): ResponseMeta => ({
-  responseId: 'resp_1',
-  chatId: 'chat-1',
-  created: 1700000000,
-  model: 'm',
-  echo: parseResponsesRequest({ model: 'm', input: 'x' }).echo,
-  origins: parseResponsesRequest({ model: 'm', input: 'x' }).tools.origins,
-});
+const meta = (body: Record<string, unknown> = {}): ResponseMeta => {
+  const req = parseResponsesRequest({ model: 'm', input: 'x', ...body });
+  return {
+    responseId: 'resp_1',
+    chatId: 'chat-1',
+    created: 1700000000,
+    model: 'm',
+    echo: req.echo,
+    origins: req.tools.origins,
+    // One token per character: reasoning_tokens is then the reasoning text's length.
+    countTokens: (text) => text.length,
+  };
+};
 
 /** The official client's `responses.stream()`, answered by our encoder's bytes through a fake fetch. */
-function sdkStream(events: GenEvent[], failure?: Error) {
-  const enc = responseSse(meta());
+function sdkStream(events: GenEvent[], failure?: Error, m: ResponseMeta = meta()) {
+  const enc = responseSse(m);
   let text = '';
   for (const ev of events) text += enc.event(ev);
   text += failure ? enc.error(failure) : enc.end();
@@ -204,9 +209,64 @@ describe('Responses output', () => {
       input_tokens: 20,
       input_tokens_details: { cached_tokens: 0 },
       output_tokens: 12,
-      output_tokens_details: { reasoning_tokens: 0 },
+      // 'I should call it.' is 17 characters (countTokens above), capped at the 12 output tokens.
+      output_tokens_details: { reasoning_tokens: 12 },
       total_tokens: 32,
     });
+  });
+
+  it('reasoning.summary asked: the reasoning is the summary, streamed as reasoning_summary_* events', async () => {
+    const m = meta({ reasoning: { summary: 'auto' } });
+    const body = await collectResponse(eventStream(reasoningThenCall), m);
+    expect((body.output as unknown[])[0]).toEqual({ id: 'reasoning_chat-1', type: 'reasoning', summary: [{ type: 'summary_text', text: 'I should call it.' }], content: [] });
+    expect(body.reasoning).toEqual({ effort: null, summary: 'auto' });
+    const enc = responseSse(m);
+    const frames = parseSse(reasoningThenCall.map((e) => enc.event(e)).join('') + enc.end());
+    expect(frames.map((f) => f.event).slice(2, 9)).toEqual([
+      'response.output_item.added',
+      'response.reasoning_summary_part.added',
+      'response.reasoning_summary_text.delta',
+      'response.reasoning_summary_text.delta',
+      'response.reasoning_summary_text.done',
+      'response.reasoning_summary_part.done',
+      'response.output_item.done',
+    ]);
+    const delta = JSON.parse(frames[4].data) as Record<string, unknown>;
+    expect(delta).toMatchObject({ item_id: 'reasoning_chat-1', output_index: 0, summary_index: 0, delta: 'I should ' });
+    // The official SDK's accumulator builds the same response the JSON answer is.
+    const final = await sdkStream(reasoningThenCall, undefined, m).finalResponse();
+    expect((final.output[0] as { summary: unknown }).summary).toEqual([{ type: 'summary_text', text: 'I should call it.' }]);
+    expect(() => parseResponsesRequest({ model: 'm', input: 'x', reasoning: { summary: 'long' } })).toThrow('reasoning.summary: must be one of auto, concise, detailed');
+  });
+
+  it('calls of namespace members and custom tools go out in the client\'s terms', async () => {
+    const m = meta({
+      tools: [{ type: 'namespace', name: 'agents', description: 'd', tools: [{ type: 'function', name: 'spawn' }] }, { type: 'custom', name: 'apply_patch' }],
+    });
+    const events: GenEvent[] = [
+      { kind: 'tool_start', index: 0, tool: 0, id: 'call_a', name: 'agents__spawn' },
+      { kind: 'tool_args', index: 0, tool: 0, text: '{}' },
+      { kind: 'tool_start', index: 0, tool: 1, id: 'call_b', name: 'apply_patch' },
+      { kind: 'tool_args', index: 0, tool: 1, text: '{"input": "*** Begin' },
+      { kind: 'tool_args', index: 0, tool: 1, text: ' Patch"}' },
+      endEvent(0, 'tool_calls', { promptTokens: 5, completionTokens: 9 }),
+    ];
+    const body = await collectResponse(eventStream(events), m);
+    expect(body.output).toEqual([
+      { id: 'fc_a', type: 'function_call', status: 'in_progress', call_id: 'call_a', name: 'spawn', namespace: 'agents', arguments: '{}' },
+      { id: 'fc_b', type: 'custom_tool_call', status: 'in_progress', call_id: 'call_b', name: 'apply_patch', input: '*** Begin Patch' },
+    ]);
+    const enc = responseSse(m);
+    const frames = parseSse(events.map((e) => enc.event(e)).join('') + enc.end());
+    expect(frames.filter((f) => f.event?.startsWith('response.custom_tool_call_input')).map((f) => JSON.parse(f.data) as Record<string, unknown>)).toEqual([
+      expect.objectContaining({ type: 'response.custom_tool_call_input.delta', item_id: 'fc_b', delta: '*** Begin Patch' }),
+      expect.objectContaining({ type: 'response.custom_tool_call_input.done', item_id: 'fc_b', input: '*** Begin Patch' }),
+    ]);
+    const final = await sdkStream(events, undefined, m).finalResponse();
+    expect(final.output.map((o) => [o.type, (o as { name: string }).name])).toEqual([
+      ['function_call', 'spawn'],
+      ['custom_tool_call', 'apply_patch'],
+    ]);
   });
 
   it('stream: the event sequence, with increasing sequence numbers', () => {
