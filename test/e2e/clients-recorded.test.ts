@@ -147,6 +147,9 @@ describe('recorded agent clients replayed (e2e)', () => {
       const { done, response } = items(frames);
       expect(done.map((i) => i.type)).toEqual(['reasoning', 'message']);
       expect(textOf(done[1])).toBe(HELLO_TEXT);
+      // Codex asks for reasoning.summary 'auto' and shows the summary.
+      expect(rows[0].body.reasoning).toEqual({ summary: 'auto' });
+      expect(done[0].summary).toEqual([{ type: 'summary_text', text: '\nA greeting.\n' }]);
       const echoed = (response.tools as { type: string }[]).map((t) => t.type);
       expect(echoed).toContain('namespace');
       expect(echoed).not.toContain('web_search');
@@ -161,6 +164,10 @@ describe('recorded agent clients replayed (e2e)', () => {
       expect(fc).toMatchObject({ name: 'exec_command', call_id: expect.stringMatching(/^call_/) });
       expect(fc).not.toHaveProperty('namespace');
       expect(JSON.parse(fc?.arguments as string)).toEqual({ cmd: 'ls' });
+      // Codex sent the call back with the summary it was given, and the call's output.
+      const history = rows[2].body.input as Record<string, unknown>[];
+      expect(history.find((i) => i.type === 'reasoning')?.summary).toEqual([{ type: 'summary_text', text: '\nI will run ls.\n' }]);
+      expect(history.find((i) => i.type === 'function_call_output')).toMatchObject({ call_id: expect.stringMatching(/^call_/) });
       const after = items((await replay(rig, rows[2])).frames);
       expect(textOf(after.done.find((i) => i.type === 'message') as Record<string, unknown>)).toBe(AFTER_TOOL_TEXT);
     });
