@@ -164,10 +164,12 @@ export const GATEWAY_FLAGS: readonly FlagDef[] = [
   {
     name: 'log-requests', key: 'logRequests', type: 'bool', applies: BOTH, group: 'Logging',
     describe: 'Add each request body to its access-log line (cut to --max-log-len)',
+    routerDescribe: 'Add each request body to its access-log line (cut to --router-max-log-len)',
   },
   {
     name: 'max-log-len', key: 'maxLogLen', type: 'int', applies: BOTH, group: 'Logging', metavar: '<N>', range: 'nonNegative', defaultText: 'unlimited',
     describe: "Characters of a request body --log-requests keeps (vLLM's --max-log-len)",
+    routerDescribe: "Characters of a request body --router-log-requests keeps (vLLM's --max-log-len)",
   },
   // ---- Tuning
   {
