@@ -1,8 +1,8 @@
 /**
  * Claude Code (`claude -p`, 2.1.332) and Codex (`codex exec`, 0.171.0) as they really talk to the
  * gateway: their request sequences, recorded live against `smg serve` + the mock engine with
- * scripts/record-requests.mjs (test/fixtures/clients/), replayed byte for byte (only `model`
- * rewritten to this rig's) and read back the way each client reads them.
+ * scripts/record-requests.mjs (test/fixtures/clients/), replayed against the same setup (only
+ * `model` rewritten to this run's) and read back the way each client reads them.
  *
  * Each sequence is a plain turn, then a tool loop: the model calls the client's shell tool, the
  * client runs it and sends the result, the model answers. Claude Code's second loop request sends
@@ -13,9 +13,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { thinkingSignature } from '../../src/api/anthropic/thinking-signature.js';
 import { parseSse } from '../support/events.js';
-import { AFTER_TOOL_TEXT, AGENT_ENGINE_ARGS, AGENT_REPLIES, HELLO_TEXT } from './support/agent-replies.js';
-import { type AnyRig, startAnyRig } from './support/any-rig.js';
-import { qwen3Model } from './support/models.js';
+import { AFTER_TOOL_TEXT, HELLO_TEXT } from './support/agent-replies.js';
+import { type AgentServe, startAgentServe } from './support/agent-serve.js';
 import { ROOT, waitFor } from './support/proc.js';
 
 interface Recorded {
@@ -34,8 +33,8 @@ const fixture = (name: string): Recorded[] =>
 
 type Frame = Record<string, unknown> & { type: string };
 
-async function replay(rig: AnyRig, r: Recorded): Promise<{ status: number; frames: Frame[]; text: string }> {
-  const res = await fetch(rig.gatewayURL + r.path, {
+async function replay(rig: AgentServe, r: Recorded): Promise<{ status: number; frames: Frame[]; text: string }> {
+  const res = await fetch(rig.origin + r.path, {
     method: r.method,
     headers: { ...r.headers, authorization: 'Bearer unused' },
     body: JSON.stringify({ ...r.body, model: rig.model }),
@@ -48,9 +47,9 @@ async function replay(rig: AnyRig, r: Recorded): Promise<{ status: number; frame
 }
 
 describe('recorded agent clients replayed (e2e)', () => {
-  let rig: AnyRig;
+  let rig: AgentServe;
   beforeAll(async () => {
-    rig = await startAnyRig('vllm', { modelDir: qwen3Model, replies: AGENT_REPLIES, engineArgs: AGENT_ENGINE_ARGS });
+    rig = await startAgentServe();
   });
   afterAll(async () => {
     await rig?.stop();
@@ -154,7 +153,7 @@ describe('recorded agent clients replayed (e2e)', () => {
       expect(echoed).toContain('namespace');
       expect(echoed).not.toContain('web_search');
       // The access-log line (written once the stream ended) names what was dropped.
-      const line = await waitFor('the access-log line', () => rig.gatewayOutput().split('\n').find((l) => l.includes('POST /v1/responses 200')), 10_000);
+      const line = await waitFor('the access-log line', () => rig.output().split('\n').find((l) => l.includes('POST /v1/responses 200')), 10_000);
       expect(line).toContain('notes=dropped hosted tools: web_search');
     });
 
