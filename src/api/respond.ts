@@ -10,6 +10,7 @@ import type { GenEvent, GenerationSink } from '../pipeline/events.js';
 import type { GenerationSpec } from '../pipeline/generation-spec.js';
 import { type EndpointLabel, type Run, startGeneration } from '../pipeline/run.js';
 import { RawSseWriter } from './raw-sse.js';
+import { requestRecord } from './request-record.js';
 import { type SseEncoder, sseResponse } from './sse.js';
 import type { InferenceCall, InferenceHandler } from './types.js';
 
@@ -29,8 +30,22 @@ export interface Responder {
 export async function respond(call: InferenceCall, spec: GenerationSpec, responder: Responder): Promise<Response> {
   const { worker } = spec;
   const headers = { 'x-request-id': call.requestId };
+  const record = requestRecord(call.request);
+  record.worker = worker.url;
+  // Token counts for the access log, from each choice's end (choices sharing a prompt count it once).
+  const counted = (sink: GenerationSink): GenerationSink => ({
+    push(ev) {
+      if (ev.kind === 'end') {
+        record.promptTokens = (record.promptTokens ?? 0) + ev.promptTokens / responder.perPrompt;
+        record.completionTokens = (record.completionTokens ?? 0) + ev.completionTokens;
+      }
+      sink.push(ev);
+    },
+    end: () => sink.end(),
+    fail: (err) => sink.fail(err),
+  });
   const start = (sink: GenerationSink) =>
-    startGeneration(spec, { signal: call.signal, services: call.services, endpoint: responder.endpoint }, sink);
+    startGeneration(spec, { signal: call.signal, services: call.services, endpoint: responder.endpoint }, counted(sink));
 
   if (!spec.stream) {
     const collector = new ChoiceCollector(responder.choices, responder.perPrompt);

@@ -5,6 +5,7 @@
 import { Hono } from 'hono';
 import type { GatewayContext } from './context.js';
 import { gatewayError } from './errors.js';
+import { accessLog } from './middleware/access-log.js';
 import { apiKeyAuth } from './middleware/auth.js';
 import { concurrencyLimit } from './middleware/concurrency.js';
 import { drainGate } from './middleware/drain-gate.js';
@@ -31,6 +32,7 @@ export function buildApp(ctx: GatewayContext): Hono<AppEnv> {
   const cfg = ctx.config;
 
   app.use('*', httpAccounting(ctx));
+  if (!cfg.disableAccessLog) app.use('*', accessLog(ctx.logger, { logRequests: cfg.logRequests, maxLogLen: cfg.maxLogLen }));
   app.use('*', requestId());
   // Anthropic clients read every failure on the Messages paths in Anthropic's envelope, the
   // gateway's own refusals (401, 413, 429, 503, …) included.

@@ -61,6 +61,12 @@ export interface GatewayConfig {
   logJson: boolean;
   /** Also write log lines to a daily file `<dir>/smg.<YYYY-MM-DD>`; null = stdout only. */
   logDir: string | null;
+  /** One info line per request (middleware/access-log.ts); off with --disable-access-log. */
+  disableAccessLog: boolean;
+  /** The access-log line also carries the request body (vLLM's --enable-log-requests). */
+  logRequests: boolean;
+  /** Characters of a logged request body kept (vLLM's --max-log-len); null = all. */
+  maxLogLen: number | null;
   apiKey: string | null;
   disableTokenizerAutoload: boolean;
   /** Accepted for `smg serve` compatibility; this gateway neither retries nor trips breakers. */
@@ -116,6 +122,9 @@ export function defaultGatewayConfig(): GatewayConfig {
     logLevel: 'info',
     logJson: false,
     logDir: null,
+    disableAccessLog: false,
+    logRequests: false,
+    maxLogLen: null,
     apiKey: null,
     disableTokenizerAutoload: false,
     disableRetries: false,

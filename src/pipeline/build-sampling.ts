@@ -49,7 +49,7 @@ export function buildSampling(
     );
   }
   const room = maxModelLen - promptLen;
-  if (req.maxTokens !== undefined && req.maxTokens > room) {
+  if (req.maxTokens !== undefined && req.maxTokens > room && !req.maxTokensCeiling) {
     throw new PipelineError(
       400,
       'context_length_exceeded',
@@ -58,7 +58,7 @@ export function buildSampling(
       'max_tokens',
     );
   }
-  const maxTokens = req.maxTokens ?? room;
+  const maxTokens = req.maxTokens === undefined ? room : Math.min(req.maxTokens, room);
   if (req.minTokens > maxTokens) throw invalid('min_tokens cannot exceed max_tokens/max_completion_tokens');
   if (req.logitBias) {
     for (const id of req.logitBias.keys()) {

@@ -10,6 +10,12 @@ import type { ToolSelection } from './tools/tool-choice.js';
 /** The sampling-related fields chat and completions share, validated (request-pipeline §3.1.3). */
 export interface SamplingRequest {
   maxTokens: number | undefined;
+  /**
+   * `maxTokens` is a ceiling, lowered to what the context leaves, instead of a demand that is a
+   * 400 when it does not fit (Anthropic Messages: clients send a `max_tokens` sized for 200k-token
+   * models). Absent = vLLM's rule (the 400).
+   */
+  maxTokensCeiling?: boolean;
   minTokens: number;
   temperature: number | undefined;
   topP: number | undefined;

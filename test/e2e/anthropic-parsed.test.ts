@@ -7,6 +7,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AnyRig, BACKENDS, startAnyRig } from './support/any-rig.js';
+import { thinkingSignature } from '../../src/api/anthropic/thinking-signature.js';
 import { qwen3Model } from './support/models.js';
 
 const THINK_CALL =
@@ -86,7 +87,7 @@ describe.each(BACKENDS)('Messages and Responses with parsed output over %s (e2e)
       ],
     });
     expect(msg.content).toEqual([
-      { type: 'thinking', thinking: '\nThe tool answered.\n', signature: '' },
+      { type: 'thinking', thinking: '\nThe tool answered.\n', signature: thinkingSignature('\nThe tool answered.\n') },
       { type: 'text', text: '\n\nIt is 18 degrees in Paris.' },
     ]);
     expect(msg.stop_reason).toBe('end_turn');

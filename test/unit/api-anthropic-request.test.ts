@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseMessagesRequest } from '../../src/api/anthropic/request.js';
+import { serverToolTypes } from '../../src/api/anthropic/tools.js';
 import { PipelineError } from '../../src/pipeline/errors.js';
 
 const base = { model: 'm', max_tokens: 64, messages: [{ role: 'user', content: 'Hi' }] };
@@ -324,5 +325,25 @@ describe('fields', () => {
     expect(r.maxTokens).toBeUndefined();
     expect(r.stop).toEqual([]);
     expect(r.stream).toBe(false);
+  });
+});
+
+describe('server tools', () => {
+  it('are dropped from the chat tools and named once each for the access log; max_tokens is a ceiling', () => {
+    const body = {
+      model: 'm',
+      max_tokens: 32000,
+      messages: [{ role: 'user', content: 'Hi' }],
+      tools: [
+        { name: 'get_weather', input_schema: { type: 'object' } },
+        { type: 'web_search_20250305', name: 'web_search' },
+        { type: 'bash_20250124', name: 'bash' },
+        { type: 'web_search_20250305', name: 'web_search_2' },
+      ],
+    };
+    const r = parseMessagesRequest(body);
+    expect(r.tools?.map((t) => (t.function as { name: string }).name)).toEqual(['get_weather']);
+    expect(serverToolTypes(body)).toEqual(['web_search_20250305', 'bash_20250124']);
+    expect(r.maxTokensCeiling).toBe(true);
   });
 });

@@ -10,6 +10,7 @@ import { messageJson } from '../../src/api/anthropic/collect.js';
 import { collectChoices } from '../../src/pipeline/collect.js';
 import { anthropicErrorResponse, asAnthropicError } from '../../src/api/anthropic/errors.js';
 import type { MessagesMeta } from '../../src/api/anthropic/message-shape.js';
+import { thinkingSignature } from '../../src/api/anthropic/thinking-signature.js';
 import { messagesSse } from '../../src/api/anthropic/sse.js';
 import { PipelineError, invalid } from '../../src/pipeline/errors.js';
 import type { GenEvent } from '../../src/pipeline/events.js';
@@ -18,7 +19,7 @@ import { endEvent, eventStream, parseSse } from '../support/events.js';
 /** The non-streaming answer, folded from an event stream as the pipeline's collector does. */
 const collectMessage = async (evs: AsyncIterable<GenEvent>, meta: MessagesMeta) => messageJson(await collectChoices(evs, 1, 1), meta);
 
-const meta = { id: 'msg_abc-1', model: 'qwen3' };
+const meta = { id: 'msg_abc-1', model: 'qwen3', promptTokens: 12 };
 const text = (t: string): GenEvent => ({ kind: 'text', index: 0, text: t, logprobs: null });
 const reasoning = (t: string): GenEvent => ({ kind: 'reasoning', index: 0, text: t });
 const toolStart = (tool: number, name: string, id = `call_${tool}abc`): GenEvent => ({ kind: 'tool_start', index: 0, tool, id, name });
@@ -47,7 +48,7 @@ const usage = (input: number, output: number) => ({ input_tokens: input, output_
 
 const MESSAGE_START = {
   type: 'message_start',
-  message: { id: 'msg_abc-1', type: 'message', role: 'assistant', content: [], model: 'qwen3', stop_reason: null, stop_sequence: null, usage: usage(0, 0) },
+  message: { id: 'msg_abc-1', type: 'message', role: 'assistant', content: [], model: 'qwen3', stop_reason: null, stop_sequence: null, usage: usage(12, 0) },
 };
 
 function messageDelta(stopReason: string, stopSequence: string | null = null) {
@@ -83,7 +84,7 @@ describe('collectMessage (non-streaming)', () => {
       meta,
     );
     expect(body.content).toEqual([
-      { type: 'thinking', thinking: 'Need the weather.', signature: '' },
+      { type: 'thinking', thinking: 'Need the weather.', signature: thinkingSignature('Need the weather.') },
       { type: 'text', text: 'Checking.' },
       { type: 'tool_use', id: 'toolu_0123456789abcdef01234567', name: 'get_weather', input: { city: 'Paris' } },
       // Unparsable arguments become {}; ids of other styles (Kimi's) stay as they are.
@@ -141,6 +142,8 @@ describe('messagesSse (streaming)', () => {
       ['content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'thinking', thinking: '', signature: '' } }],
       ['content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: 'Let me ' } }],
       ['content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: 'think.' } }],
+      // The signature of the whole thinking text, as the non-streaming block carries it.
+      ['content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'signature_delta', signature: thinkingSignature('Let me think.') } }],
       ['content_block_stop', { type: 'content_block_stop', index: 0 }],
       ['content_block_start', { type: 'content_block_start', index: 1, content_block: { type: 'text', text: '' } }],
       // Held whitespace goes out with the first real text.

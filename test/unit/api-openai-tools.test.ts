@@ -226,12 +226,12 @@ describe('chat responses with a forced tool', () => {
   const plan = (shape: ToolCallShape, idFor: (name: string, i: number) => string) =>
     chatOutputPlan(null, { kind: 'forced', shape, json: TOOL_PARSERS.get('json')!, tools: declared }, idFor);
 
-  it('non-stream named: tool_calls, no content, finish tool_calls (length stays length)', async () => {
+  it('non-stream named: tool_calls, content null, finish tool_calls (length stays length)', async () => {
     const evs = choiceEvents(plan(named, () => 'call_abc'), false, ['{"city":', ' "Paris"}'], 'stop');
     const r = await collectChat(eventStream(evs), meta());
     const [c] = r.choices as Record<string, unknown>[];
     expect(JSON.stringify(c.message)).toBe(
-      '{"role":"assistant","tool_calls":[{"id":"call_abc","type":"function","function":{"name":"get_weather","arguments":"{\\"city\\":\\"Paris\\"}"}}],"reasoning_content":null}',
+      '{"role":"assistant","content":null,"tool_calls":[{"id":"call_abc","type":"function","function":{"name":"get_weather","arguments":"{\\"city\\":\\"Paris\\"}"}}],"reasoning_content":null}',
     );
     expect(c.finish_reason).toBe('tool_calls');
 

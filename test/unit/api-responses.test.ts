@@ -112,26 +112,69 @@ describe('Responses request fields', () => {
     expect(() => parseResponsesRequest({ ...base, store: false })).not.toThrow();
   });
 
-  it('hosted tools are refused', () => {
-    expect(rejection(() => parseResponsesRequest({ ...base, tools: [{ type: 'web_search' }] })).message).toBe(
-      "tools[0].type: only function tools are supported, got 'web_search'",
-    );
+  const FN_TOOL = { type: 'function', name: 'get_weather', parameters: { type: 'object', properties: {} } };
+
+  it('hosted tools are dropped (and named); unknown tool types are refused', () => {
+    const req = parseResponsesRequest({
+      ...base,
+      tools: [{ type: 'web_search', external_web_access: false }, { type: 'code_interpreter', container: { type: 'auto' } }, FN_TOOL],
+      tool_choice: 'auto',
+    });
+    expect(req.tools.dropped).toEqual(['web_search', 'code_interpreter']);
+    expect(req.chat.tools?.map((t) => (t.function as { name: string }).name)).toEqual(['get_weather']);
+    expect(req.echo.tools).toEqual([FN_TOOL]);
+    // Only hosted tools: no tool is left, and tool_choice auto is no error.
+    const only = parseResponsesRequest({ ...base, tools: [{ type: 'web_search' }], tool_choice: 'auto' });
+    expect(only.chat.tools).toBeUndefined();
+    expect(only.echo.toolChoice).toBe('auto');
+    expect(rejection(() => parseResponsesRequest({ ...base, tools: [{ type: 'bogus_tool' }] })).message).toBe("tools[0].type: unsupported tool type 'bogus_tool'");
+  });
+
+  it('namespace tools are flattened to <namespace>__<name>; calls and history map back', () => {
+    const req = parseResponsesRequest({
+      ...base,
+      tools: [{ type: 'namespace', name: 'agents', description: 'Sub-agents', tools: [{ ...FN_TOOL, name: 'spawn' }, { type: 'custom', name: 'note' }] }],
+      tool_choice: { type: 'function', name: 'spawn', namespace: 'agents' },
+      input: [
+        { role: 'user', content: 'Go' },
+        { type: 'function_call', call_id: 'call_1', name: 'spawn', namespace: 'agents', arguments: '{}' },
+        { type: 'function_call_output', call_id: 'call_1', output: 'ok' },
+        { type: 'custom_tool_call', call_id: 'call_2', name: 'note', namespace: 'agents', input: 'free text' },
+        { type: 'custom_tool_call_output', call_id: 'call_2', output: 'noted' },
+      ],
+    });
+    expect(req.chat.tools?.map((t) => (t.function as { name: string }).name)).toEqual(['agents__spawn', 'agents__note']);
+    expect(req.chat.toolSelection).toEqual({ mode: 'function', name: 'agents__spawn' });
+    const calls = req.chat.messages.filter((m) => m.tool_calls).map((m) => (m.tool_calls as { function: unknown }[])[0].function);
+    expect(calls).toEqual([
+      { name: 'agents__spawn', arguments: '{}' },
+      { name: 'agents__note', arguments: '{"input":"free text"}' },
+    ]);
+    expect(req.tools.origins.origin('agents__spawn')).toEqual({ name: 'spawn', namespace: 'agents', custom: false });
+    expect(req.tools.origins.origin('agents__note')).toEqual({ name: 'note', namespace: 'agents', custom: true });
+    expect(req.tools.origins.origin('other')).toEqual({ name: 'other', custom: false });
   });
 });
 
 const collectResponse = async (evs: AsyncIterable<GenEvent>, m: ResponseMeta) => responseJson(await collectChoices(evs, 1, 1), m);
 
-const meta = (): ResponseMeta => ({
-  responseId: 'resp_1',
-  chatId: 'chat-1',
-  created: 1700000000,
-  model: 'm',
-  echo: parseResponsesRequest({ model: 'm', input: 'x' }).echo,
-});
+const meta = (body: Record<string, unknown> = {}): ResponseMeta => {
+  const req = parseResponsesRequest({ model: 'm', input: 'x', ...body });
+  return {
+    responseId: 'resp_1',
+    chatId: 'chat-1',
+    created: 1700000000,
+    model: 'm',
+    echo: req.echo,
+    origins: req.tools.origins,
+    // One token per character: reasoning_tokens is then the reasoning text's length.
+    countTokens: (text) => text.length,
+  };
+};
 
 /** The official client's `responses.stream()`, answered by our encoder's bytes through a fake fetch. */
-function sdkStream(events: GenEvent[], failure?: Error) {
-  const enc = responseSse(meta());
+function sdkStream(events: GenEvent[], failure?: Error, m: ResponseMeta = meta()) {
+  const enc = responseSse(m);
   let text = '';
   for (const ev of events) text += enc.event(ev);
   text += failure ? enc.error(failure) : enc.end();
@@ -166,9 +209,64 @@ describe('Responses output', () => {
       input_tokens: 20,
       input_tokens_details: { cached_tokens: 0 },
       output_tokens: 12,
-      output_tokens_details: { reasoning_tokens: 0 },
+      // 'I should call it.' is 17 characters (countTokens above), capped at the 12 output tokens.
+      output_tokens_details: { reasoning_tokens: 12 },
       total_tokens: 32,
     });
+  });
+
+  it('reasoning.summary asked: the reasoning is the summary, streamed as reasoning_summary_* events', async () => {
+    const m = meta({ reasoning: { summary: 'auto' } });
+    const body = await collectResponse(eventStream(reasoningThenCall), m);
+    expect((body.output as unknown[])[0]).toEqual({ id: 'reasoning_chat-1', type: 'reasoning', summary: [{ type: 'summary_text', text: 'I should call it.' }], content: [] });
+    expect(body.reasoning).toEqual({ effort: null, summary: 'auto' });
+    const enc = responseSse(m);
+    const frames = parseSse(reasoningThenCall.map((e) => enc.event(e)).join('') + enc.end());
+    expect(frames.map((f) => f.event).slice(2, 9)).toEqual([
+      'response.output_item.added',
+      'response.reasoning_summary_part.added',
+      'response.reasoning_summary_text.delta',
+      'response.reasoning_summary_text.delta',
+      'response.reasoning_summary_text.done',
+      'response.reasoning_summary_part.done',
+      'response.output_item.done',
+    ]);
+    const delta = JSON.parse(frames[4].data) as Record<string, unknown>;
+    expect(delta).toMatchObject({ item_id: 'reasoning_chat-1', output_index: 0, summary_index: 0, delta: 'I should ' });
+    // The official SDK's accumulator builds the same response the JSON answer is.
+    const final = await sdkStream(reasoningThenCall, undefined, m).finalResponse();
+    expect((final.output[0] as { summary: unknown }).summary).toEqual([{ type: 'summary_text', text: 'I should call it.' }]);
+    expect(() => parseResponsesRequest({ model: 'm', input: 'x', reasoning: { summary: 'long' } })).toThrow('reasoning.summary: must be one of auto, concise, detailed');
+  });
+
+  it('calls of namespace members and custom tools go out in the client\'s terms', async () => {
+    const m = meta({
+      tools: [{ type: 'namespace', name: 'agents', description: 'd', tools: [{ type: 'function', name: 'spawn' }] }, { type: 'custom', name: 'apply_patch' }],
+    });
+    const events: GenEvent[] = [
+      { kind: 'tool_start', index: 0, tool: 0, id: 'call_a', name: 'agents__spawn' },
+      { kind: 'tool_args', index: 0, tool: 0, text: '{}' },
+      { kind: 'tool_start', index: 0, tool: 1, id: 'call_b', name: 'apply_patch' },
+      { kind: 'tool_args', index: 0, tool: 1, text: '{"input": "*** Begin' },
+      { kind: 'tool_args', index: 0, tool: 1, text: ' Patch"}' },
+      endEvent(0, 'tool_calls', { promptTokens: 5, completionTokens: 9 }),
+    ];
+    const body = await collectResponse(eventStream(events), m);
+    expect(body.output).toEqual([
+      { id: 'fc_a', type: 'function_call', status: 'in_progress', call_id: 'call_a', name: 'spawn', namespace: 'agents', arguments: '{}' },
+      { id: 'fc_b', type: 'custom_tool_call', status: 'in_progress', call_id: 'call_b', name: 'apply_patch', input: '*** Begin Patch' },
+    ]);
+    const enc = responseSse(m);
+    const frames = parseSse(events.map((e) => enc.event(e)).join('') + enc.end());
+    expect(frames.filter((f) => f.event?.startsWith('response.custom_tool_call_input')).map((f) => JSON.parse(f.data) as Record<string, unknown>)).toEqual([
+      expect.objectContaining({ type: 'response.custom_tool_call_input.delta', item_id: 'fc_b', delta: '*** Begin Patch' }),
+      expect.objectContaining({ type: 'response.custom_tool_call_input.done', item_id: 'fc_b', input: '*** Begin Patch' }),
+    ]);
+    const final = await sdkStream(events, undefined, m).finalResponse();
+    expect(final.output.map((o) => [o.type, (o as { name: string }).name])).toEqual([
+      ['function_call', 'spawn'],
+      ['custom_tool_call', 'apply_patch'],
+    ]);
   });
 
   it('stream: the event sequence, with increasing sequence numbers', () => {

@@ -66,6 +66,15 @@ describe('buildSampling', () => {
     expect(rejection(() => build({}, { promptLen: 0 })).message).toContain('prompt is empty');
   });
 
+  it('a ceiling max_tokens (Anthropic Messages) is lowered to the room left; a prompt over the context is still a 400', () => {
+    const ceiling = (maxTokens: number, promptLen: number) =>
+      buildSampling({ ...req(), maxTokens, maxTokensCeiling: true }, { runtime: 'vllm', promptLen, maxModelLen: 64, vocab, logprobs: null });
+    expect(ceiling(32000, 10).spec.maxTokens).toBe(54);
+    expect(ceiling(5, 10).spec.maxTokens).toBe(5);
+    expect(ceiling(32000, 63).spec.maxTokens).toBe(1);
+    expect(rejection(() => ceiling(32000, 64)).message).toContain('However, your request has 64 input tokens');
+  });
+
   it('min_tokens above the defaulted max_tokens is refused', () => {
     expect(rejection(() => build({ min_tokens: 10 }, { promptLen: 60 })).message).toBe('min_tokens cannot exceed max_tokens/max_completion_tokens');
   });

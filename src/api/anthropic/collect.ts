@@ -4,6 +4,7 @@
  */
 import type { Collected } from '../../pipeline/collect.js';
 import { type MessagesMeta, messagesUsage, stopReason, toolUseId } from './message-shape.js';
+import { thinkingSignature } from './thinking-signature.js';
 
 /** Tool-call arguments as an object; anything else (unparsable, a bare value) is `{}`. */
 function toolInput(args: string): Record<string, unknown> {
@@ -18,8 +19,8 @@ function toolInput(args: string): Record<string, unknown> {
 export function messageJson({ choices, usage }: Collected, meta: MessagesMeta): Record<string, unknown> {
   const c = choices[0];
   const content: Record<string, unknown>[] = [];
-  // Thinking signatures are Anthropic's own verification tokens; there is none to give here.
-  if (c.reasoning.length > 0) content.push({ type: 'thinking', thinking: c.reasoning, signature: '' });
+  // A signature, so clients keep the block in the next turn's history (thinking-signature.ts).
+  if (c.reasoning.length > 0) content.push({ type: 'thinking', thinking: c.reasoning, signature: thinkingSignature(c.reasoning) });
   if (c.text.trim().length > 0) content.push({ type: 'text', text: c.text });
   for (const t of c.toolCalls) if (t) content.push({ type: 'tool_use', id: toolUseId(t.id), name: t.name, input: toolInput(t.arguments) });
   const reason = stopReason(c.finish, c.matched, c.toolCalls.length > 0);

@@ -7,12 +7,14 @@
 import { PipelineError } from '../../pipeline/errors.js';
 import { countChatPromptTokens, prepareChat } from '../../pipeline/prepare-chat.js';
 import { readJsonBody } from '../json-body.js';
+import { requestRecord } from '../request-record.js';
 import { respond } from '../respond.js';
 import type { InferenceCall, InferenceHandler } from '../types.js';
 import { messageJson } from './collect.js';
 import { anthropicErrorResponse } from './errors.js';
 import type { MessagesMeta } from './message-shape.js';
 import { parseMessagesRequest } from './request.js';
+import { serverToolTypes } from './tools.js';
 import { messagesSse } from './sse.js';
 
 /** Every PipelineError becomes Anthropic's error envelope (with the request id, as Anthropic sends). */
@@ -29,9 +31,12 @@ function withAnthropicErrors(handle: (call: InferenceCall) => Promise<Response>)
 
 export function createMessagesHandler(): InferenceHandler {
   return withAnthropicErrors(async (call) => {
-    const req = parseMessagesRequest(await readJsonBody(call.request));
+    const body = await readJsonBody(call.request);
+    const req = parseMessagesRequest(body);
+    const dropped = serverToolTypes(body);
+    if (dropped.length > 0) requestRecord(call.request).notes.push(`dropped server tools: ${dropped.join(', ')}`);
     const prepared = await prepareChat(call.services, req, call.requestId);
-    const meta: MessagesMeta = { id: prepared.id, model: prepared.model };
+    const meta: MessagesMeta = { id: prepared.id, model: prepared.model, promptTokens: prepared.promptTokens };
     return respond(call, prepared, {
       endpoint: 'messages',
       choices: 1,

@@ -5,6 +5,8 @@ export interface MessagesMeta {
   /** Response id (request-pipeline §2.1). */
   id: string;
   model: string;
+  /** The templated prompt's length: `message_start` reports it before any token. */
+  promptTokens: number;
 }
 
 export type StopReason = 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use';

@@ -48,6 +48,10 @@ export function parseMessagesRequest(raw: unknown, opts: MessagesParseOptions = 
 
   return {
     maxTokens,
+    // Anthropic's max_tokens is a ceiling ("the maximum number of tokens to generate before
+    // stopping"): Claude Code sends 32000 whatever the model; a prompt alone over the context is
+    // still a 400 (buildSampling).
+    maxTokensCeiling: true,
     minTokens: 0,
     temperature,
     topP,

@@ -7,14 +7,17 @@
  * indices are dense and every block is closed before the next opens.
  *
  * Whitespace-only text that would open a text block is held until real text follows and dropped
- * otherwise, so the streamed message has the same blocks as the non-streaming one (§11.4). No
- * `signature_delta` is sent: the signature is always "" and the SDK does not need one.
+ * otherwise, so the streamed message has the same blocks as the non-streaming one (§11.4). A thinking
+ * block ends with a `signature_delta` (as Anthropic's do, right before its `content_block_stop`),
+ * the same signature the non-streaming form gives (thinking-signature.ts). `message_start` carries
+ * the prompt's real `input_tokens` (LangChain reads its input usage from there).
  */
 import { streamErrorText } from '../../pipeline/errors.js';
 import type { GenEvent } from '../../pipeline/events.js';
 import type { SseEncoder } from '../sse.js';
 import { anthropicSseErrorFrame } from './errors.js';
 import { type MessagesMeta, messagesUsage, stopReason, toolUseId } from './message-shape.js';
+import { ThinkingSignature } from './thinking-signature.js';
 
 const frame = (type: string, data: string): string => `event: ${type}\ndata: ${data}\n\n`;
 
@@ -29,14 +32,21 @@ export function messagesSse(meta: MessagesMeta): SseEncoder {
   let heldSpace = '';
   let toolCalls = false;
   let finished = false;
+  /** The open thinking block's signature, fed as its text streams. */
+  let signature: ThinkingSignature | null = null;
 
   const delta = (body: string) => frame('content_block_delta', `{"type":"content_block_delta","index":${index},"delta":${body}}`);
 
   function close(): string {
     heldSpace = '';
     if (open === 'none') return '';
+    let signed = '';
+    if (open === 'thinking' && signature) {
+      signed = delta(`{"type":"signature_delta","signature":${JSON.stringify(signature.digest())}}`);
+      signature = null;
+    }
     open = 'none';
-    return frame('content_block_stop', `{"type":"content_block_stop","index":${index}}`);
+    return signed + frame('content_block_stop', `{"type":"content_block_stop","index":${index}}`);
   }
 
   function begin(kind: Open, block: string): string {
@@ -67,7 +77,7 @@ export function messagesSse(meta: MessagesMeta): SseEncoder {
         model: meta.model,
         stop_reason: null,
         stop_sequence: null,
-        usage: messagesUsage(0, 0),
+        usage: messagesUsage(meta.promptTokens, 0),
       };
       return frame('message_start', JSON.stringify({ type: 'message_start', message }));
     },
@@ -78,7 +88,12 @@ export function messagesSse(meta: MessagesMeta): SseEncoder {
           // Raw step ids are for /generate; Messages shows only text.
           return '';
         case 'reasoning': {
-          const head = open === 'thinking' ? '' : begin('thinking', '{"type":"thinking","thinking":"","signature":""}');
+          let head = '';
+          if (open !== 'thinking') {
+            head = begin('thinking', '{"type":"thinking","thinking":"","signature":""}');
+            signature = new ThinkingSignature();
+          }
+          signature?.add(ev.text);
           return head + delta(`{"type":"thinking_delta","thinking":${JSON.stringify(ev.text)}}`);
         }
         case 'text': {

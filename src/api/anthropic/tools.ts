@@ -57,6 +57,13 @@ function hasMcpServers(raw: unknown): boolean {
   return Array.isArray(raw) && raw.length > 0;
 }
 
+/** Types of the server tools a (valid) request carries, each once: they are dropped, and the access log says so. */
+export function serverToolTypes(body: unknown): string[] {
+  if (!isObj(body) || !Array.isArray(body.tools)) return [];
+  const types = body.tools.filter((t): t is Json => isObj(t) && !isCustom(t)).map((t) => String(t.type));
+  return [...new Set(types)];
+}
+
 export function parseTools(body: Json): ConvertedTools {
   const all = readTools(body.tools);
   if (all.some((t) => t.type === 'mcp_toolset') && !hasMcpServers(body.mcp_servers)) {

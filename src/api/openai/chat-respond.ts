@@ -26,8 +26,10 @@ export interface ChatMeta {
 export function chatJson({ choices: acc, usage }: Collected, meta: ChatMeta): Record<string, unknown> {
   const choices = acc.map((c, index) => {
     const message: Record<string, unknown> = { role: 'assistant' };
-    // Whitespace-only content is left out (§11.4).
-    if (c.text.trim().length > 0) message.content = c.text;
+    // Whitespace-only content is no content (§11.4); the key stays, null, as OpenAI and vLLM send
+    // it for a message of tool calls only (SMG leaves it out, which clients reading
+    // `message.content` as a required field trip over).
+    message.content = c.text.trim().length > 0 ? c.text : null;
     if (c.toolCalls.length > 0) {
       message.tool_calls = c.toolCalls.map((t) => ({ id: t.id, type: 'function', function: { name: t.name, arguments: t.arguments } }));
     }

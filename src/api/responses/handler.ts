@@ -1,7 +1,9 @@
 /** POST /v1/responses: Responses body → the pipeline's chat request → a response object or its event stream. */
 import { uuidv7 } from '../../pipeline/ids.js';
+import { modelContextFor } from '../../pipeline/model-lookup.js';
 import { prepareChat } from '../../pipeline/prepare-chat.js';
 import { readJsonBody } from '../json-body.js';
+import { requestRecord } from '../request-record.js';
 import { respond, withErrors } from '../respond.js';
 import type { InferenceHandler } from '../types.js';
 import { openaiErrorResponse } from '../openai/errors.js';
@@ -11,7 +13,9 @@ import type { ResponseMeta } from './response-object.js';
 
 export function createResponsesHandler(): InferenceHandler {
   return withErrors(openaiErrorResponse, async (call) => {
-    const { chat, echo } = parseResponsesRequest(await readJsonBody(call.request));
+    const { chat, echo, tools } = parseResponsesRequest(await readJsonBody(call.request));
+    // The hosted tools dropped are named in the request's access-log line.
+    if (tools.dropped.length > 0) requestRecord(call.request).notes.push(`dropped hosted tools: ${tools.dropped.join(', ')}`);
     const prepared = await prepareChat(call.services, chat, call.requestId);
     const meta: ResponseMeta = {
       responseId: `resp_${uuidv7().replaceAll('-', '')}`,
@@ -19,6 +23,8 @@ export function createResponsesHandler(): InferenceHandler {
       created: prepared.created,
       model: prepared.model,
       echo,
+      origins: tools.origins,
+      countTokens: (text) => modelContextFor(call.services, prepared.model).tokenizer.encode(text, false).length,
     };
     return respond(call, prepared, {
       endpoint: 'responses',

@@ -3,11 +3,14 @@
  * message, a string input one user message, and input items become template messages — message
  * items with their text parts, `function_call` items as assistant tool calls (consecutive calls
  * share one assistant turn, as a model emits parallel calls), `function_call_output` items as tool
- * messages, `reasoning` items as the next assistant turn's `reasoning_content`. Item types this
+ * messages, `reasoning` items as the next assistant turn's `reasoning_content`. A call of a
+ * namespace member names its tool by `{name, namespace}` and a `custom_tool_call` carries free
+ * text: both become the flattened function call the model made (tools.ts). Item types this
  * gateway cannot serve are refused by name, never dropped.
  */
 import { PipelineError, invalid } from '../../pipeline/errors.js';
 import type { ChatMessage } from '../../pipeline/request.js';
+import { ToolOriginMap } from './tools.js';
 
 type Json = Record<string, unknown>;
 const isObj = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -16,13 +19,13 @@ const ROLES = new Set(['user', 'assistant', 'system', 'developer']);
 const TEXT_PARTS = new Set(['input_text', 'output_text', 'text']);
 const MEDIA_PARTS = new Set(['input_image', 'input_file', 'input_audio', 'image_url', 'file']);
 
-export function inputMessages(input: unknown, instructions: string | undefined): ChatMessage[] {
+export function inputMessages(input: unknown, instructions: string | undefined, origins: ToolOriginMap = new ToolOriginMap()): ChatMessage[] {
   const out: ChatMessage[] = [];
   if (instructions) out.push({ role: 'system', content: instructions });
   if (typeof input === 'string') {
     out.push({ role: 'user', content: input });
   } else if (Array.isArray(input)) {
-    appendItems(out, input);
+    appendItems(out, input, origins);
   } else if (input !== undefined && input !== null) {
     throw invalid('input: must be a string or an array of input items', 'input');
   }
@@ -32,7 +35,7 @@ export function inputMessages(input: unknown, instructions: string | undefined):
   return out;
 }
 
-function appendItems(out: ChatMessage[], items: unknown[]): void {
+function appendItems(out: ChatMessage[], items: unknown[], origins: ToolOriginMap): void {
   let reasoning: string | null = null;
   // The assistant turn that consecutive function_call items join.
   let callTurn: ChatMessage | null = null;
@@ -45,7 +48,7 @@ function appendItems(out: ChatMessage[], items: unknown[]): void {
   items.forEach((item, i) => {
     if (!isObj(item)) throw invalid(`input[${i}]: must be an object`, `input[${i}]`);
     const type = item.type ?? (typeof item.role === 'string' ? 'message' : undefined);
-    if (type !== 'function_call') callTurn = null;
+    if (type !== 'function_call' && type !== 'custom_tool_call') callTurn = null;
     switch (type) {
       case 'message': {
         const role = item.role;
@@ -62,7 +65,7 @@ function appendItems(out: ChatMessage[], items: unknown[]): void {
         if (typeof callId !== 'string' || typeof name !== 'string' || typeof args !== 'string') {
           throw invalid(`input[${i}]: a function_call item needs string 'call_id', 'name' and 'arguments'`, `input[${i}]`);
         }
-        const call = { id: callId, type: 'function', function: { name, arguments: args } };
+        const call = { id: callId, type: 'function', function: { name: origins.flatName(name, item.namespace), arguments: args } };
         if (callTurn) (callTurn.tool_calls as unknown[]).push(call);
         else callTurn = assistant({ role: 'assistant', content: null, tool_calls: [call] });
         if (item.output !== undefined && item.output !== null) {
@@ -71,7 +74,19 @@ function appendItems(out: ChatMessage[], items: unknown[]): void {
         }
         break;
       }
-      case 'function_call_output': {
+      case 'custom_tool_call': {
+        const { call_id: callId, name, input } = item;
+        if (typeof callId !== 'string' || typeof name !== 'string' || typeof input !== 'string') {
+          throw invalid(`input[${i}]: a custom_tool_call item needs string 'call_id', 'name' and 'input'`, `input[${i}]`);
+        }
+        // The model made it as a function call with one `input` argument (tools.ts).
+        const call = { id: callId, type: 'function', function: { name: origins.flatName(name, item.namespace), arguments: JSON.stringify({ input }) } };
+        if (callTurn) (callTurn.tool_calls as unknown[]).push(call);
+        else callTurn = assistant({ role: 'assistant', content: null, tool_calls: [call] });
+        break;
+      }
+      case 'function_call_output':
+      case 'custom_tool_call_output': {
         if (typeof item.call_id !== 'string') throw invalid(`input[${i}].call_id: must be a string`, `input[${i}].call_id`);
         out.push({ role: 'tool', tool_call_id: item.call_id, content: outputText(item.output, i) });
         break;

@@ -8,9 +8,9 @@ import { PipelineError, invalid } from '../../pipeline/errors.js';
 import type { ChatGenerationRequest } from '../../pipeline/request.js';
 import { parseChatRequest } from '../openai/chat-request.js';
 import { checkJsonSchemaFormat } from '../openai/sampling-request.js';
-import { ToolNames, checkOptBool, checkOptString, checkToolName, checkToolSchema } from '../tool-definition.js';
 import { type Body, asBody, optBool, optNumber, optObject, optString } from '../openai/fields.js';
 import { inputMessages } from './input-items.js';
+import { type ResponsesTools, chatToolChoice, parseResponsesTools } from './tools.js';
 
 /** Request fields a Responses object echoes back. */
 export interface ResponseEcho {
@@ -23,6 +23,8 @@ export interface ResponseEcho {
   tools: unknown[];
   textFormat: Record<string, unknown>;
   reasoningEffort: string | null;
+  /** `reasoning.summary` as asked (auto, concise, detailed): the reasoning then goes out as the summary. */
+  reasoningSummary: string | null;
   metadata: Record<string, unknown>;
   user: string | null;
 }
@@ -30,6 +32,8 @@ export interface ResponseEcho {
 export interface ResponsesRequest {
   chat: ChatGenerationRequest;
   echo: ResponseEcho;
+  /** The request's tools as the model sees them, and what each call name stands for (tools.ts). */
+  tools: ResponsesTools;
 }
 
 /** Fields that need server-side state this gateway does not keep. */
@@ -48,14 +52,16 @@ export function parseResponsesRequest(raw: unknown): ResponsesRequest {
   // Absent or empty: the only served model (vLLM's behaviour), resolved by the pipeline.
   const model = optString(body, 'model') ?? '';
   const instructions = optString(body, 'instructions');
-  const messages = inputMessages(body.input, instructions);
+  const converted = parseResponsesTools(body.tools);
+  const messages = inputMessages(body.input, instructions, converted.origins);
   const maxOutputTokens = optNumber(body, 'max_output_tokens', { min: 1, integer: true, message: 'max_output_tokens: must be at least 1' });
   const topLogprobs = optNumber(body, 'top_logprobs', { min: 0, max: 20, integer: true });
-  const tools = functionTools(body.tools);
+  const tools = converted.functions;
   const stream = optBool(body, 'stream') ?? false;
   const textFormat = responseFormat(body);
   const reasoning = optObject(body, 'reasoning');
   const effort = reasoning ? optString(reasoning, 'effort', 'reasoning.effort') : undefined;
+  const summary = reasoning ? reasoningSummary(reasoning) : null;
 
   const chatBody: Body = {
     model,
@@ -72,7 +78,8 @@ export function parseResponsesRequest(raw: unknown): ResponsesRequest {
     logprobs: topLogprobs !== undefined && topLogprobs > 0 ? true : undefined,
     top_logprobs: topLogprobs !== undefined && topLogprobs > 0 ? topLogprobs : undefined,
     tools: tools.length > 0 ? tools.map(({ name, description, parameters, strict }) => ({ type: 'function', function: { name, description, parameters, strict } })) : undefined,
-    tool_choice: toolChoice(body.tool_choice),
+    // Once every tool sent was a dropped hosted tool, no choice is left to make.
+    tool_choice: tools.length > 0 || converted.dropped.length === 0 ? chatToolChoice(body.tool_choice, converted.origins) : undefined,
     parallel_tool_calls: body.parallel_tool_calls,
     response_format: textFormat.type === 'text' ? undefined : chatResponseFormat(textFormat),
     reasoning_effort: effort,
@@ -90,55 +97,32 @@ export function parseResponsesRequest(raw: unknown): ResponsesRequest {
       parallelToolCalls: optBool(body, 'parallel_tool_calls') ?? true,
       temperature: chat.temperature ?? 1,
       topP: chat.topP ?? 1,
-      toolChoice: body.tool_choice ?? (tools.length > 0 ? 'auto' : 'none'),
-      tools: tools.map((t) => ({ type: 'function', ...t })),
+      // OpenAI echoes `auto` when tool_choice is absent, tools or not.
+      toolChoice: body.tool_choice ?? 'auto',
+      tools: converted.echo,
       textFormat,
       reasoningEffort: effort ?? null,
+      reasoningSummary: summary,
       metadata: optObject(body, 'metadata') ?? {},
       user: optString(body, 'user') ?? null,
     },
+    tools: converted,
   };
 }
 
-interface FunctionTool {
-  name: string;
-  description?: string;
-  parameters?: unknown;
-  strict?: boolean;
-}
+const SUMMARY_KINDS = ['auto', 'concise', 'detailed'];
 
-/** Responses function tools are flat (`{type, name, parameters}`); other tool types are hosted tools this gateway lacks. */
-function functionTools(raw: unknown): FunctionTool[] {
-  if (raw === undefined || raw === null) return [];
-  if (!Array.isArray(raw)) throw invalid('tools: must be an array', 'tools');
-  const names = new ToolNames();
-  return raw.map((t, i) => {
-    const where = `tools[${i}]`;
-    if (t === null || typeof t !== 'object' || Array.isArray(t)) throw invalid(`${where}: must be an object`, where);
-    const tool = t as Body;
-    if (tool.type !== 'function') {
-      throw invalid(`${where}.type: only function tools are supported, got '${String(tool.type)}'`, `${where}.type`);
+/** `reasoning.summary` (or the deprecated `generate_summary`): auto, concise, detailed, or null. */
+function reasoningSummary(reasoning: Body): string | null {
+  for (const key of ['summary', 'generate_summary']) {
+    const v = reasoning[key];
+    if (v === undefined || v === null) continue;
+    if (typeof v !== 'string' || !SUMMARY_KINDS.includes(v)) {
+      throw invalid(`reasoning.${key}: must be one of ${SUMMARY_KINDS.join(', ')}`, `reasoning.${key}`);
     }
-    const name = checkToolName(tool.name, `${where}.name`);
-    checkOptString(tool.description, `${where}.description`);
-    checkToolSchema(tool.parameters, `${where}.parameters`, name);
-    checkOptBool(tool.strict, `${where}.strict`);
-    names.add(name, `${where}.name`);
-    const out: FunctionTool = { name };
-    if (typeof tool.description === 'string') out.description = tool.description;
-    if (tool.parameters !== undefined && tool.parameters !== null) out.parameters = tool.parameters;
-    if (typeof tool.strict === 'boolean') out.strict = tool.strict;
-    return out;
-  });
-}
-
-/** Responses' `{type: "function", name}` choice is chat's `{type: "function", function: {name}}`. */
-function toolChoice(raw: unknown): unknown {
-  if (raw !== null && typeof raw === 'object' && !Array.isArray(raw)) {
-    const c = raw as Body;
-    if (c.type === 'function' && typeof c.name === 'string') return { type: 'function', function: { name: c.name } };
+    return v;
   }
-  return raw ?? undefined;
+  return null;
 }
 
 function responseFormat(body: Body): Record<string, unknown> {

@@ -23,6 +23,7 @@ import {
   reasoningItem,
   reasoningItemId,
   responseObject,
+  summaryPart,
   responseStatus,
   usageOf,
 } from './response-object.js';
@@ -34,7 +35,7 @@ export function responseJson({ choices, usage }: Collected, meta: ResponseMeta):
     meta,
     responseStatus(c.finish),
     outputItems(meta, c),
-    usageOf(u.prompt_tokens, u.completion_tokens, u.prompt_tokens_details?.cached_tokens ?? 0),
+    usageOf(meta, u.prompt_tokens, u.completion_tokens, u.prompt_tokens_details?.cached_tokens ?? 0, c.reasoning),
   );
 }
 
@@ -51,6 +52,10 @@ export function responseSse(meta: ResponseMeta): SseEncoder {
   /** Whitespace seen before any message text: a message item opens only for real text (as the JSON answer omits it). */
   let pendingSpace = '';
   const calls = new Map<number, OpenItem & { kind: 'call' }>();
+  /** All reasoning text of the response, for `reasoning_tokens`. */
+  let reasoningText = '';
+  /** `reasoning.summary` asked: reasoning streams as the summary (reasoning_summary_* events). */
+  const asSummary = meta.echo.reasoningSummary !== null;
 
   const frame = (type: string, fields: Record<string, unknown>) =>
     `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: seq++, ...fields })}\n\n`;
@@ -73,6 +78,13 @@ export function responseSse(meta: ResponseMeta): SseEncoder {
         const item_id = reasoningItemId(meta);
         const done = reasoningItem(meta, it.text);
         items[output_index] = done;
+        if (asSummary) {
+          return (
+            frame('response.reasoning_summary_text.done', { item_id, output_index, summary_index: 0, text: it.text }) +
+            frame('response.reasoning_summary_part.done', { item_id, output_index, summary_index: 0, part: summaryPart(it.text) }) +
+            frame('response.output_item.done', { output_index, item: done })
+          );
+        }
         return (
           frame('response.reasoning_text.done', { item_id, output_index, content_index: 0, text: it.text }) +
           frame('response.content_part.done', { item_id, output_index, content_index: 0, part: { type: 'reasoning_text', text: it.text } }) +
@@ -91,10 +103,19 @@ export function responseSse(meta: ResponseMeta): SseEncoder {
       }
       case 'call': {
         const item_id = functionCallItemId(it.callId);
-        const done = functionCallItem(it.callId, it.name, it.args);
+        const done = functionCallItem(meta, it.callId, it.name, it.args);
         items[output_index] = done;
+        if (done.type === 'custom_tool_call') {
+          // The input is the `input` argument's text, known whole once the call is complete.
+          const input = done.input as string;
+          return (
+            frame('response.custom_tool_call_input.delta', { item_id, output_index, delta: input }) +
+            frame('response.custom_tool_call_input.done', { item_id, output_index, input }) +
+            frame('response.output_item.done', { output_index, item: done })
+          );
+        }
         return (
-          frame('response.function_call_arguments.done', { item_id, output_index, name: it.name, arguments: it.args }) +
+          frame('response.function_call_arguments.done', { item_id, output_index, name: done.name, arguments: it.args }) +
           frame('response.output_item.done', { output_index, item: done })
         );
       }
@@ -117,10 +138,20 @@ export function responseSse(meta: ResponseMeta): SseEncoder {
       switch (ev.kind) {
         case 'reasoning': {
           if (open?.kind !== 'reasoning') {
-            out += openItem({ kind: 'reasoning', index: items.length, text: '' }, { id: reasoningItemId(meta), type: 'reasoning', summary: [], content: [] }, { type: 'reasoning_text', text: '' });
+            const added = { id: reasoningItemId(meta), type: 'reasoning', summary: [], content: [] };
+            if (asSummary) {
+              out += openItem({ kind: 'reasoning', index: items.length, text: '' }, added, null);
+              out += frame('response.reasoning_summary_part.added', { item_id: added.id, output_index: items.length - 1, summary_index: 0, part: summaryPart('') });
+            } else {
+              out += openItem({ kind: 'reasoning', index: items.length, text: '' }, added, { type: 'reasoning_text', text: '' });
+            }
           }
           const it = open as unknown as OpenItem & { kind: 'reasoning' };
           it.text += ev.text;
+          reasoningText += ev.text;
+          if (asSummary) {
+            return out + frame('response.reasoning_summary_text.delta', { item_id: reasoningItemId(meta), output_index: it.index, summary_index: 0, delta: ev.text });
+          }
           return out + frame('response.reasoning_text.delta', { item_id: reasoningItemId(meta), output_index: it.index, content_index: 0, delta: ev.text });
         }
         case 'text': {
@@ -141,17 +172,21 @@ export function responseSse(meta: ResponseMeta): SseEncoder {
           pendingSpace = '';
           const it: OpenItem & { kind: 'call' } = { kind: 'call', index: items.length, callId: ev.id, name: ev.name, args: '' };
           calls.set(ev.tool, it);
-          return out + openItem(it, functionCallItem(ev.id, ev.name, ''), null);
+          const added = functionCallItem(meta, ev.id, ev.name, '');
+          if (added.type === 'custom_tool_call') added.input = '';
+          return out + openItem(it, added, null);
         }
         case 'tool_args': {
           const it = calls.get(ev.tool);
           if (!it) return out;
           it.args += ev.text;
+          // A custom tool's arguments are JSON around its text: its input goes out whole at the end.
+          if (meta.origins.origin(it.name).custom) return out;
           return out + frame('response.function_call_arguments.delta', { item_id: functionCallItemId(it.callId), output_index: it.index, delta: ev.text });
         }
         case 'end': {
           out += close(ev.finishReason);
-          const usage = usageOf(ev.promptTokens, ev.completionTokens, ev.cachedTokens);
+          const usage = usageOf(meta, ev.promptTokens, ev.completionTokens, ev.cachedTokens, reasoningText);
           const status = responseStatus(ev.finishReason);
           const type = status === 'incomplete' ? 'response.incomplete' : 'response.completed';
           return out + frame(type, { response: responseObject(meta, status, items, usage) });

@@ -6,6 +6,7 @@
 import type { CollectedChoice } from '../../pipeline/collect.js';
 import type { FinishKind } from '../../pipeline/events.js';
 import type { ResponseEcho } from './request.js';
+import type { ToolOriginMap } from './tools.js';
 
 export interface ResponseMeta {
   /** `resp_<uuidv7>`. */
@@ -15,6 +16,10 @@ export interface ResponseMeta {
   created: number;
   model: string;
   echo: ResponseEcho;
+  /** Turns the model's (flattened) tool names back into the client's tools. */
+  origins: ToolOriginMap;
+  /** The model tokenizer's count of a text (`reasoning_tokens`); absent = 0. */
+  countTokens?: (text: string) => number;
 }
 
 export type ResponseStatus = 'in_progress' | 'completed' | 'incomplete' | 'failed';
@@ -47,19 +52,33 @@ export function responseStatus(finish: FinishKind | null): ResponseStatus {
 /** A finished message item's status: cut off by the token limit, or complete. */
 export const finishedMessageStatus = (finish: FinishKind | null): MessageStatus => (finish === 'length' ? 'incomplete' : 'completed');
 
-export function usageOf(prompt: number, completion: number, cached: number): ResponseUsage {
+/**
+ * `reasoning` is the reasoning text: its tokens (re-encoded with the model's tokenizer; the
+ * think markers themselves are not counted), capped at the output tokens, are `reasoning_tokens`.
+ */
+export function usageOf(meta: ResponseMeta, prompt: number, completion: number, cached: number, reasoning: string): ResponseUsage {
+  const reasoningTokens = reasoning.length > 0 && meta.countTokens ? Math.min(meta.countTokens(reasoning), completion) : 0;
   return {
     input_tokens: prompt,
     input_tokens_details: { cached_tokens: cached },
     output_tokens: completion,
-    output_tokens_details: { reasoning_tokens: 0 },
+    output_tokens_details: { reasoning_tokens: reasoningTokens },
     total_tokens: prompt + completion,
   };
 }
 
+/**
+ * The reasoning item: the text as `reasoning_text` content, or, when the request asked for
+ * `reasoning.summary`, as its one `summary_text` part (there is no separate summarizer: the
+ * reasoning is its own summary), which is where OpenAI's clients (the AI SDK's `reasoningText`,
+ * Codex, LangChain) read reasoning from.
+ */
 export function reasoningItem(meta: ResponseMeta, text: string): Record<string, unknown> {
+  if (meta.echo.reasoningSummary !== null) return { id: reasoningItemId(meta), type: 'reasoning', summary: [summaryPart(text)], content: [] };
   return { id: reasoningItemId(meta), type: 'reasoning', summary: [], content: [{ type: 'reasoning_text', text }] };
 }
+
+export const summaryPart = (text: string) => ({ type: 'summary_text', text });
 
 export function messageItem(meta: ResponseMeta, text: string, status: MessageStatus): Record<string, unknown> {
   const content = status === 'in_progress' ? [] : [outputTextPart(text)];
@@ -70,8 +89,28 @@ export function outputTextPart(text: string): Record<string, unknown> {
   return { type: 'output_text', text, annotations: [] };
 }
 
-export function functionCallItem(callId: string, name: string, args: string): Record<string, unknown> {
-  return { id: functionCallItemId(callId), type: 'function_call', status: 'in_progress', call_id: callId, name, arguments: args };
+/**
+ * The output item of one tool call, in the client's terms: a `function_call` (with `namespace` for
+ * a namespace member) or a `custom_tool_call` whose `input` is the call's `input` argument.
+ */
+export function functionCallItem(meta: ResponseMeta, callId: string, flatName: string, args: string): Record<string, unknown> {
+  const origin = meta.origins.origin(flatName);
+  const ns = origin.namespace === undefined ? {} : { namespace: origin.namespace };
+  if (origin.custom) {
+    return { id: functionCallItemId(callId), type: 'custom_tool_call', status: 'in_progress', call_id: callId, name: origin.name, ...ns, input: customInput(args) };
+  }
+  return { id: functionCallItemId(callId), type: 'function_call', status: 'in_progress', call_id: callId, name: origin.name, ...ns, arguments: args };
+}
+
+/** A custom tool call's text: its `input` argument, or the arguments as written when they are no such object. */
+export function customInput(args: string): string {
+  try {
+    const v: unknown = JSON.parse(args);
+    if (v !== null && typeof v === 'object' && typeof (v as { input?: unknown }).input === 'string') return (v as { input: string }).input;
+  } catch {
+    // not JSON (a cut-off call): the text as the model wrote it
+  }
+  return args;
 }
 
 /** Output items in SMG's order: reasoning, the message (only with non-whitespace text), function calls. */
@@ -79,7 +118,7 @@ export function outputItems(meta: ResponseMeta, c: CollectedChoice): Record<stri
   const items: Record<string, unknown>[] = [];
   if (c.reasoning) items.push(reasoningItem(meta, c.reasoning));
   if (c.text.trim().length > 0) items.push(messageItem(meta, c.text, finishedMessageStatus(c.finish)));
-  for (const t of c.toolCalls) items.push(functionCallItem(t.id, t.name, t.arguments));
+  for (const t of c.toolCalls) items.push(functionCallItem(meta, t.id, t.name, t.arguments));
   return items;
 }
 
@@ -104,7 +143,7 @@ export function responseObject(
     output,
     parallel_tool_calls: e.parallelToolCalls,
     previous_response_id: null,
-    reasoning: { effort: e.reasoningEffort, summary: null },
+    reasoning: { effort: e.reasoningEffort, summary: e.reasoningSummary },
     store: false,
     temperature: e.temperature,
     text: { format: e.textFormat },

@@ -161,6 +161,20 @@ export const GATEWAY_FLAGS: readonly FlagDef[] = [
     name: 'log-dir', key: 'logDir', type: 'string', applies: BOTH, group: 'Logging', metavar: '<DIR>',
     describe: 'Also write the log to a daily file <DIR>/smg.<YYYY-MM-DD> (created if missing)',
   },
+  {
+    name: 'disable-access-log', key: 'disableAccessLog', type: 'bool', applies: BOTH, group: 'Logging',
+    describe: 'No access-log line per request (method, path, status, latency, tokens, error, request id, worker)',
+  },
+  {
+    name: 'log-requests', key: 'logRequests', type: 'bool', applies: BOTH, group: 'Logging',
+    describe: 'Add each request body to its access-log line (cut to --max-log-len)',
+    routerDescribe: 'Add each request body to its access-log line (cut to --router-max-log-len)',
+  },
+  {
+    name: 'max-log-len', key: 'maxLogLen', type: 'int', applies: BOTH, group: 'Logging', metavar: '<N>', range: 'nonNegative', defaultText: 'unlimited',
+    describe: "Characters of a request body --log-requests keeps (vLLM's --max-log-len)",
+    routerDescribe: "Characters of a request body --router-log-requests keeps (vLLM's --max-log-len)",
+  },
   // ---- Tuning
   {
     name: 'zmq-stage-timeout-secs', key: 'zmqStageTimeoutSecs', type: 'number', applies: BOTH, group: 'Tuning', metavar: '<SECS>', range: 'positive',
