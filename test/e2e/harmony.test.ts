@@ -168,8 +168,10 @@ describe.each(BACKENDS)('gpt-oss / Harmony over %s (e2e)', (backend) => {
       if (ev.type === 'content_block_delta') deltas.add(ev.delta.type);
     });
     const msg = await stream.finalMessage();
-    expect([...deltas].sort()).toEqual(['text_delta', 'thinking_delta']);
+    // The thinking block closes with its signature (signature_delta), as Anthropic streams it.
+    expect([...deltas].sort()).toEqual(['signature_delta', 'text_delta', 'thinking_delta']);
     expect(msg.content.map((b) => b.type)).toEqual(['thinking', 'text']);
+    expect((msg.content[0] as Anthropic.ThinkingBlock).signature).toMatch(/^smg1\./);
     expect((msg.content[1] as Anthropic.TextBlock).text).toBe('The capital of France is Paris.');
     expect(msg.stop_reason).toBe('end_turn');
   });
