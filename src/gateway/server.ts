@@ -82,6 +82,9 @@ export async function startGateway(config: GatewayConfig, opts: ContextOptions =
   const ctx = createGatewayContext(config, { defaultMetrics: true, ...opts });
   const log = ctx.logger;
   const app = buildApp(ctx);
+  // Postgres: connect and create/migrate the schema before serving (an unreachable database is
+  // logged and retried by the first request that needs it).
+  await ctx.history.start();
 
   let metricsHost = config.prometheusHost;
   if (isIP(metricsHost) === 0) {
@@ -138,6 +141,7 @@ export async function startGateway(config: GatewayConfig, opts: ContextOptions =
     server.closeAllConnections();
     await closed;
     await ctx.workers.close();
+    await ctx.history.close();
     // The models' prompt threads: no request needs them any more.
     await closePromptPools();
     metricsServer.closeAllConnections();
