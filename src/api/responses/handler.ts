@@ -5,21 +5,28 @@ import { readJsonBody } from '../json-body.js';
 import { respond, withErrors } from '../respond.js';
 import type { InferenceHandler } from '../types.js';
 import { openaiErrorResponse } from '../openai/errors.js';
+import { asBody } from '../openai/fields.js';
 import { parseResponsesRequest } from './request.js';
 import { responseJson, responseSse } from './respond.js';
 import type { ResponseMeta } from './response-object.js';
+import { beginTurn, saveTurn, turnWrites } from './store-turn.js';
 
 export function createResponsesHandler(): InferenceHandler {
   return withErrors(openaiErrorResponse, async (call) => {
-    const { chat, echo } = parseResponsesRequest(await readJsonBody(call.request));
+    // History first: the chain or conversation this turn continues becomes part of its input.
+    const turn = await beginTurn(asBody(await readJsonBody(call.request)), call.history);
+    const { chat, echo } = parseResponsesRequest(turn.body);
     const prepared = await prepareChat(call.services, chat, call.requestId);
+    const { state } = turn;
     const meta: ResponseMeta = {
       responseId: `resp_${uuidv7().replaceAll('-', '')}`,
       chatId: prepared.id,
       created: prepared.created,
       model: prepared.model,
       echo,
+      state: { store: state.store, previousResponseId: state.previousResponseId, conversationId: state.conversationId },
     };
+    const history = call.history;
     return respond(call, prepared, {
       endpoint: 'responses',
       choices: 1,
@@ -27,6 +34,8 @@ export function createResponsesHandler(): InferenceHandler {
       sse: () => responseSse(meta),
       json: (c) => responseJson(c, meta),
       error: openaiErrorResponse,
+      // Stored before the client sees it complete, streamed or not, so the next turn finds it.
+      persist: history && turnWrites(state) ? (c) => saveTurn(history, state, responseJson(c, meta), meta.model, meta.created) : undefined,
     });
   });
 }

@@ -15,6 +15,8 @@ export interface ResponseMeta {
   created: number;
   model: string;
   echo: ResponseEcho;
+  /** The stored-state fields the object echoes (store-turn.ts); absent = not stored. */
+  state?: { store: boolean; previousResponseId: string | null; conversationId: string | null };
 }
 
 export type ResponseStatus = 'in_progress' | 'completed' | 'incomplete' | 'failed';
@@ -103,9 +105,10 @@ export function responseObject(
     model: meta.model,
     output,
     parallel_tool_calls: e.parallelToolCalls,
-    previous_response_id: null,
+    previous_response_id: meta.state?.previousResponseId ?? null,
+    ...(meta.state?.conversationId ? { conversation: { id: meta.state.conversationId } } : {}),
     reasoning: { effort: e.reasoningEffort, summary: null },
-    store: false,
+    store: meta.state?.store ?? false,
     temperature: e.temperature,
     text: { format: e.textFormat },
     tool_choice: e.toolChoice,
