@@ -7,7 +7,7 @@
  */
 import type { HistoryStore, Json, StoredItem } from '../../history/types.js';
 import { PipelineError, invalid } from '../../pipeline/errors.js';
-import { normalizeItem } from '../responses/store-turn.js';
+import { MAX_ID_LENGTH, normalizeItem } from '../responses/store-turn.js';
 import { storeCall } from '../responses/store-errors.js';
 
 export const MAX_ITEMS_PER_REQUEST = 20;
@@ -32,6 +32,7 @@ export async function itemsToAdd(store: HistoryStore, raw: unknown, conversation
       out.push(ref);
       continue;
     }
+    if (typeof v.id === 'string' && v.id.length > MAX_ID_LENGTH) throw invalid(`${where}.id: must be at most ${MAX_ID_LENGTH} characters`, `${where}.id`);
     const item = normalizeItem(v) as Json;
     const type = String(item.type);
     if (!ITEM_TYPES.includes(type)) throw invalid(`Unsupported item type '${type}'. Supported types: ${ITEM_TYPES.join(', ')}`, `${where}.type`);

@@ -30,8 +30,14 @@ export interface ResponseUsage {
   total_tokens: number;
 }
 
-export const reasoningItemId = (meta: ResponseMeta) => `reasoning_${meta.chatId}`;
-export const messageItemId = (meta: ResponseMeta) => `msg_${meta.chatId}`;
+/**
+ * Output item ids in OpenAI's style (`rs_…`, `msg_…`) from the response id's 32 hex digits: short
+ * enough for the history tables' VARCHAR(64) ids (postgres-schema.ts), unique per response, so a
+ * later request can name them in an `item_reference`.
+ */
+const itemTail = (meta: ResponseMeta) => meta.responseId.replace(/^resp_/, '');
+export const reasoningItemId = (meta: ResponseMeta) => `rs_${itemTail(meta)}`;
+export const messageItemId = (meta: ResponseMeta) => `msg_${itemTail(meta)}`;
 /** A function_call item's own id; `call_id` is the tool-call id the model's next turn refers to. */
 export const functionCallItemId = (callId: string) => `fc_${callId.replace(/^call_/, '')}`;
 

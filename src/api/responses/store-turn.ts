@@ -22,6 +22,8 @@ import { storeCall } from './store-errors.js';
 
 /** Longest previous_response_id chain replayed. */
 export const MAX_CHAIN_DEPTH = 1000;
+/** Item ids are stored as VARCHAR(64), as SMG's tables have them. */
+export const MAX_ID_LENGTH = 64;
 /** Most conversation items replayed into one turn. */
 export const MAX_CONVERSATION_ITEMS = 10_000;
 
@@ -113,7 +115,12 @@ export async function beginTurn(body: Body, history: HistoryStore | undefined): 
       const ref = await storeCall(() => store.getItem(item.id as string));
       if (!ref) throw new PipelineError(404, 'not_found', `Item with id '${item.id}' not found.`, true, 'input');
       input.push(ref.item);
-    } else input.push(normalizeItem(item));
+    } else {
+      if (isObj(item) && typeof item.id === 'string' && item.id.length > MAX_ID_LENGTH) {
+        throw invalid(`input[${i}].id: must be at most ${MAX_ID_LENGTH} characters`, `input[${i}].id`);
+      }
+      input.push(normalizeItem(item));
+    }
   }
 
   const before: Json[] = [];
