@@ -277,7 +277,7 @@ export class PostgresHistoryStore implements HistoryStore {
 
   private ready(): Promise<void> {
     this.schema ??= (async () => {
-      const c = await this.pool.connect();
+      const c = await this.checkout();
       try {
         const applied = await migrate(c);
         if (applied.length > 0) this.log.info(`History store (postgres): applied schema migrations ${applied.join(', ')}`);
@@ -294,6 +294,23 @@ export class PostgresHistoryStore implements HistoryStore {
     return this.schema;
   }
 
+  /**
+   * A connection of our own for several statements. The pool only listens for errors on idle
+   * connections: one that drops while checked out would emit an unhandled 'error' and end the
+   * process, so it gets a listener until it is released (the failing query rejects anyway).
+   */
+  private async checkout(): Promise<pg.PoolClient> {
+    const c = await this.pool.connect();
+    const onError = (err: Error) => this.log.warn(`history store (postgres): connection lost: ${err.message}`);
+    c.on('error', onError);
+    const release = c.release.bind(c);
+    c.release = (err?: boolean | Error) => {
+      c.off('error', onError);
+      release(err);
+    };
+    return c;
+  }
+
   private async query<R extends pg.QueryResultRow>(sql: string, args: unknown[]): Promise<pg.QueryResult<R>> {
     return this.guard(async () => {
       await this.ready();
@@ -304,7 +321,7 @@ export class PostgresHistoryStore implements HistoryStore {
   private async tx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
     return this.guard(async () => {
       await this.ready();
-      const c = await this.pool.connect();
+      const c = await this.checkout();
       try {
         await c.query('BEGIN');
         const out = await fn(c);

@@ -25,9 +25,10 @@ function response(id: string, prev: string | null, conv: string | null = null, i
 
 let server: PgServer;
 const stores: HistoryStore[] = [];
+// PGlite compiles its WASM PostgreSQL at start: seconds on a busy machine.
 beforeAll(async () => {
   server = await startPgServer();
-});
+}, 120_000);
 afterAll(async () => {
   for (const s of stores) await s.close();
   await server?.close();
