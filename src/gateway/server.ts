@@ -96,6 +96,7 @@ export async function startGateway(config: GatewayConfig, opts: ContextOptions =
   try {
     metricsServer = await listen(metricsApp.fetch, metricsHost, config.prometheusPort);
   } catch (err) {
+    await ctx.history.close();
     throw new Error(`failed to bind metrics server on ${hostPort(metricsHost, config.prometheusPort)}: ${(err as Error).message}`);
   }
   const metricsPort = boundPort(metricsServer);
@@ -106,6 +107,7 @@ export async function startGateway(config: GatewayConfig, opts: ContextOptions =
     server = await listen(app.fetch, config.host, config.port);
   } catch (err) {
     await closeServer(metricsServer, 1000);
+    await ctx.history.close();
     throw err;
   }
   const port = boundPort(server);
@@ -117,7 +119,7 @@ export async function startGateway(config: GatewayConfig, opts: ContextOptions =
     try {
       probeServer = await listen(buildProbeApp(ctx).fetch, config.host, config.healthCheckPort);
     } catch (err) {
-      await Promise.all([closeServer(server, 1000), closeServer(metricsServer, 1000)]);
+      await Promise.all([closeServer(server, 1000), closeServer(metricsServer, 1000), ctx.history.close()]);
       throw new Error(`failed to bind probe listener on ${hostPort(config.host, config.healthCheckPort)}: ${(err as Error).message}`);
     }
     log.info(`Probe listener started on ${hostPort(config.host, boundPort(probeServer))} (--health-check-port ${config.healthCheckPort})`);
