@@ -1,6 +1,8 @@
 /**
  * `--history-backend postgres`: SMG's tables (postgres-schema.ts) through a `pg` pool of at most
- * `--postgres-pool-max` connections. A turn's rows (response, items, links) go in one transaction.
+ * `--postgres-pool-max` connections. A turn's rows (response, items, links) go in one statement of
+ * data-modifying CTEs: one round trip, and one transaction, so all or nothing; deleting a
+ * conversation (two statements) runs in an explicit transaction.
  * The database may come and go: the schema is prepared on first use (and retried until it works),
  * a connection that fails is dropped from the pool, and every failure to reach the database
  * surfaces as HistoryUnavailableError (the API answers 503) while the pool reconnects by itself on
@@ -30,7 +32,6 @@ export interface PostgresOptions {
   queryTimeoutMs?: number;
 }
 
-type Querier = Pick<pg.PoolClient, 'query'>;
 
 const RESPONSE_COLUMNS = `id, conversation_id, previous_response_id, input, raw_response, model, EXTRACT(EPOCH FROM created_at)::float8 AS created`;
 const ITEM_COLUMNS = `i.id, i.response_id, i.item_type, i.role, i.content, i.status, EXTRACT(EPOCH FROM i.created_at)::float8 AS created`;
@@ -94,8 +95,42 @@ function itemColumns(it: StoredItem): unknown[] {
   const role = typeof it.item.role === 'string' ? it.item.role : null;
   const status = typeof it.item.status === 'string' ? it.item.status : null;
   const content = type === 'message' ? (it.item.content ?? []) : it.item;
-  return [it.id, it.responseId, type, role, JSON.stringify(content), status, it.createdAt];
+  return [it.id, it.responseId, type, role, content, status, it.createdAt];
 }
+
+/**
+ * The items of a write as one JSON parameter, inserted with json_to_recordset; an id already
+ * stored keeps its first row (a client may send an earlier output item back as input).
+ */
+const ITEMS_CTE = (param: string) => `items AS (
+  INSERT INTO conversation_items (id, response_id, item_type, role, content, status, created_at)
+  SELECT x.id, x.response_id, x.item_type, x.role, x.content, x.status, to_timestamp(x.created_at)
+  FROM json_to_recordset(${param}::json) AS x(id text, response_id text, item_type text, role text, content json, status text, created_at float8)
+  ON CONFLICT (id) DO NOTHING
+)`;
+
+/**
+ * Links in the given order: each item one microsecond after the one before, so a conversation
+ * lists its items in the order they were added (ties, if any, order by item id).
+ */
+const LINKS_INSERT = (conversation: string, ids: string) => `INSERT INTO conversation_item_links (conversation_id, item_id, added_at)
+  SELECT ${conversation}, t.item_id, clock_timestamp() + (t.ord * interval '1 microsecond')
+  FROM unnest(${ids}::text[]) WITH ORDINALITY AS t(item_id, ord)
+  ON CONFLICT (conversation_id, item_id) DO NOTHING`;
+
+function itemRows(items: StoredItem[]): string {
+  const seen = new Set<string>();
+  return JSON.stringify(
+    items
+      .filter((it) => !seen.has(it.id) && seen.add(it.id))
+      .map((it) => {
+        const [id, responseId, type, role, content, status, createdAt] = itemColumns(it);
+        return { id, response_id: responseId, item_type: type, role, content, status, created_at: createdAt };
+      }),
+  );
+}
+
+const linkIds = (items: StoredItem[]) => [...new Set(items.map((it) => it.id))];
 
 export class PostgresHistoryStore implements HistoryStore {
   readonly backend = 'postgres';
@@ -127,15 +162,25 @@ export class PostgresHistoryStore implements HistoryStore {
   }
 
   async putResponse(response: StoredResponse, items: StoredItem[]): Promise<void> {
-    await this.tx(async (c) => {
-      await c.query(
-        `INSERT INTO responses (id, conversation_id, previous_response_id, input, created_at, model, raw_response)
-         VALUES ($1, $2, $3, $4::json, to_timestamp($5), $6, $7::json)`,
-        [response.id, response.conversationId, response.previousResponseId, JSON.stringify(response.input), response.createdAt, response.model, JSON.stringify(response.raw)],
-      );
-      await this.insertItems(c, items);
-      if (response.conversationId) await this.link(c, response.conversationId, items);
-    });
+    // One statement, so one round trip and all or nothing: the response row, its items, their links.
+    await this.query(
+      `WITH response AS (
+         INSERT INTO responses (id, conversation_id, previous_response_id, input, created_at, model, raw_response)
+         VALUES ($1, $2, $3, $4::json, to_timestamp($5), $6, $7::json)
+       ), ${ITEMS_CTE('$8')}
+       ${LINKS_INSERT('$2', '$9')}`,
+      [
+        response.id,
+        response.conversationId,
+        response.previousResponseId,
+        JSON.stringify(response.input),
+        response.createdAt,
+        response.model,
+        JSON.stringify(response.raw),
+        itemRows(items),
+        response.conversationId ? linkIds(items) : [],
+      ],
+    );
   }
 
   async getResponse(id: string): Promise<StoredResponse | null> {
@@ -168,15 +213,13 @@ export class PostgresHistoryStore implements HistoryStore {
   }
 
   async createConversation(conv: StoredConversation, items: StoredItem[]): Promise<void> {
-    await this.tx(async (c) => {
-      await c.query('INSERT INTO conversations (id, created_at, metadata) VALUES ($1, to_timestamp($2), $3::json)', [
-        conv.id,
-        conv.createdAt,
-        conv.metadata === null ? null : JSON.stringify(conv.metadata),
-      ]);
-      await this.insertItems(c, items);
-      await this.link(c, conv.id, items);
-    });
+    await this.query(
+      `WITH conversation AS (
+         INSERT INTO conversations (id, created_at, metadata) VALUES ($1, to_timestamp($2), $3::json)
+       ), ${ITEMS_CTE('$4')}
+       ${LINKS_INSERT('$1', '$5')}`,
+      [conv.id, conv.createdAt, conv.metadata === null ? null : JSON.stringify(conv.metadata), itemRows(items), linkIds(items)],
+    );
   }
 
   async getConversation(id: string): Promise<StoredConversation | null> {
@@ -204,10 +247,8 @@ export class PostgresHistoryStore implements HistoryStore {
   }
 
   async addItems(conversationId: string, items: StoredItem[]): Promise<void> {
-    await this.tx(async (c) => {
-      await this.insertItems(c, items);
-      await this.link(c, conversationId, items);
-    });
+    if (items.length === 0) return;
+    await this.query(`WITH ${ITEMS_CTE('$2')} ${LINKS_INSERT('$1', '$3')}`, [conversationId, itemRows(items), linkIds(items)]);
   }
 
   async listItems(conversationId: string, params: ListParams): Promise<ItemPage> {
@@ -245,34 +286,6 @@ export class PostgresHistoryStore implements HistoryStore {
     if (this.closed) return;
     this.closed = true;
     await this.pool.end();
-  }
-
-  /** One multi-row INSERT; an id already stored keeps its first row. */
-  private async insertItems(c: Querier, items: StoredItem[]): Promise<void> {
-    if (items.length === 0) return;
-    const values: string[] = [];
-    const args: unknown[] = [];
-    for (const it of items) {
-      const n = args.length;
-      values.push(`($${n + 1}, $${n + 2}, $${n + 3}, $${n + 4}, $${n + 5}::json, $${n + 6}, to_timestamp($${n + 7}))`);
-      args.push(...itemColumns(it));
-    }
-    await c.query(
-      `INSERT INTO conversation_items (id, response_id, item_type, role, content, status, created_at) VALUES ${values.join(', ')} ON CONFLICT (id) DO NOTHING`,
-      args,
-    );
-  }
-
-  /** Links in the given order: each item one microsecond after the one before, so the list order is the order added. */
-  private async link(c: Querier, conversationId: string, items: StoredItem[]): Promise<void> {
-    if (items.length === 0) return;
-    const ids = [...new Set(items.map((it) => it.id))];
-    await c.query(
-      `INSERT INTO conversation_item_links (conversation_id, item_id, added_at)
-       SELECT $1, item_id, clock_timestamp() + (ord * interval '1 microsecond') FROM unnest($2::text[]) WITH ORDINALITY AS t(item_id, ord)
-       ON CONFLICT (conversation_id, item_id) DO NOTHING`,
-      [conversationId, ids],
-    );
   }
 
   private ready(): Promise<void> {
