@@ -175,6 +175,28 @@ describe('postgres', () => {
     }
   });
 
+  it('migrates a database an older SMG created (user_id, output, metadata, instructions, tool_calls columns; no safety_identifier)', async () => {
+    const old = await startPgServer();
+    const c = new pg.Client({ connectionString: old.url });
+    await c.connect();
+    const s = new PostgresHistoryStore({ url: old.url, poolMax: 1, logger: silentLogger() });
+    try {
+      await c.query(`CREATE TABLE responses (id VARCHAR(64) PRIMARY KEY, conversation_id VARCHAR(64), previous_response_id VARCHAR(64),
+        input JSON, instructions TEXT, output JSON, tool_calls JSON, metadata JSON, created_at TIMESTAMPTZ, user_id VARCHAR(128), model VARCHAR(128), raw_response JSON)`);
+      await c.query(`INSERT INTO responses (id, input, raw_response, user_id) VALUES ('resp_old', '[]', '{"id":"resp_old","output":[]}', 'u1')`);
+      await s.start();
+      const cols = await c.query("SELECT column_name FROM information_schema.columns WHERE table_name = 'responses' ORDER BY column_name");
+      expect(cols.rows.map((r) => r.column_name)).toEqual(['conversation_id', 'created_at', 'id', 'input', 'model', 'previous_response_id', 'raw_response', 'safety_identifier']);
+      expect((await c.query('SELECT version FROM _schema_versions ORDER BY version')).rows.map((r) => r.version)).toEqual([1, 2, 3]);
+      // The old rows are still there and readable.
+      expect((await s.getResponse('resp_old'))?.raw).toEqual({ id: 'resp_old', output: [] });
+    } finally {
+      await c.end();
+      await s.close();
+      await old.close();
+    }
+  }, 120_000);
+
   it('a turn is written all or nothing', async () => {
     const s = postgres();
     const id = uid('resp');
