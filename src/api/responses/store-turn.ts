@@ -105,6 +105,8 @@ export async function beginTurn(body: Body, history: HistoryStore | undefined): 
     if (convId !== null) throw noStore('conversation');
   }
 
+  // Ids of items that will be stored must fit the tables' VARCHAR(64); others are never stored.
+  const writes = store !== null && (storeWanted || convId !== null);
   const raw = body.input;
   const given: unknown[] = typeof raw === 'string' ? [{ type: 'message', role: 'user', content: raw }] : Array.isArray(raw) ? raw : [];
   const input: unknown[] = [];
@@ -116,7 +118,7 @@ export async function beginTurn(body: Body, history: HistoryStore | undefined): 
       if (!ref) throw new PipelineError(404, 'not_found', `Item with id '${item.id}' not found.`, true, 'input');
       input.push(ref.item);
     } else {
-      if (isObj(item) && typeof item.id === 'string' && item.id.length > MAX_ID_LENGTH) {
+      if (writes && isObj(item) && typeof item.id === 'string' && item.id.length > MAX_ID_LENGTH) {
         throw invalid(`input[${i}].id: must be at most ${MAX_ID_LENGTH} characters`, `input[${i}].id`);
       }
       input.push(normalizeItem(item));
