@@ -9,6 +9,7 @@ import { PipelineError, streamError } from '../pipeline/errors.js';
 import type { GenEvent, GenerationSink } from '../pipeline/events.js';
 import type { GenerationSpec } from '../pipeline/generation-spec.js';
 import { type EndpointLabel, type Run, startGeneration } from '../pipeline/run.js';
+import { persistBeforeEnd } from './persist-sink.js';
 import { RawSseWriter } from './raw-sse.js';
 import { requestRecord } from './request-record.js';
 import { type SseEncoder, sseResponse } from './sse.js';
@@ -25,6 +26,8 @@ export interface Responder {
   json(collected: Collected): unknown;
   /** The protocol's error answer (its envelope and status). */
   error(err: PipelineError): Response;
+  /** Runs on the finished result before the client sees the end (Responses: store the turn). */
+  persist?: (collected: Collected) => Promise<void>;
 }
 
 export async function respond(call: InferenceCall, spec: GenerationSpec, responder: Responder): Promise<Response> {
@@ -44,8 +47,13 @@ export async function respond(call: InferenceCall, spec: GenerationSpec, respond
     end: () => sink.end(),
     fail: (err) => sink.fail(err),
   });
+  const { persist } = responder;
   const start = (sink: GenerationSink) =>
-    startGeneration(spec, { signal: call.signal, services: call.services, endpoint: responder.endpoint }, counted(sink));
+    startGeneration(
+      spec,
+      { signal: call.signal, services: call.services, endpoint: responder.endpoint },
+      counted(persist ? persistBeforeEnd(sink, responder.choices, responder.perPrompt, persist) : sink),
+    );
 
   if (!spec.stream) {
     const collector = new ChoiceCollector(responder.choices, responder.perPrompt);

@@ -3,6 +3,7 @@
  * raw fetch Request plus the pipeline's services to a handler and return its Response. Handlers
  * never see Hono; the gateway never sees prompts or tokens.
  */
+import type { HistoryStore } from '../history/types.js';
 import type { CancelSignal } from '../pipeline/cancel-signal.js';
 import type { PipelineServices } from '../pipeline/services.js';
 import type { TokenizerLoader } from '../workers/tokenizer-registry.js';
@@ -39,6 +40,8 @@ export interface InferenceCall {
   /** Aborts when the client disconnects (and on forced shutdown). */
   signal: CancelSignal;
   services: PipelineServices;
+  /** Stored responses and conversations; absent = nothing is kept (as --history-backend none). */
+  history?: HistoryStore;
 }
 
 export type InferenceHandler = (call: InferenceCall) => Promise<Response>;

@@ -18,6 +18,7 @@ import { asOpenAiError } from '../api/openai/errors.js';
 import { INFERENCE_PATHS } from '../api/types.js';
 import { routeMisses } from './route-misses.js';
 import { registerAdminRoutes } from './routes/admin.js';
+import { registerHistoryRoutes } from './routes/history.js';
 import { registerInferenceRoutes } from './routes/inference.js';
 import { registerModelRoutes } from './routes/models.js';
 import { registerHealthRoutes, registerProbeRoutes } from './routes/probes.js';
@@ -74,6 +75,7 @@ export function buildApp(ctx: GatewayContext): Hono<AppEnv> {
   registerWorkerRoutes(app, ctx);
   registerAdminRoutes(app, ctx);
   registerInferenceRoutes(app, ctx);
+  registerHistoryRoutes(app, ctx);
   registerUnsupportedRoutes(app);
 
   // A known path asked with the wrong method is a 405 naming the methods it takes; anything else a 404.

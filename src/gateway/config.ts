@@ -2,6 +2,7 @@
  * The gateway's settings (what `smg launch` flags become, and what `smg serve` builds for its
  * in-process gateway). Defaults follow cli-and-api §4.2.
  */
+import type { HistoryBackend } from '../history/types.js';
 import type { AssignmentMode, PolicyName, WorkersConfig } from '../workers/types.js';
 
 export interface GatewayConfig {
@@ -78,6 +79,12 @@ export interface GatewayConfig {
   zmqSilenceTimeoutSecs: number;
   /** Request bodies above this are refused with 413. */
   maxBodyBytes: number;
+  /** Where /v1/responses and /v1/conversations keep state (SMG's --history-backend). */
+  historyBackend: HistoryBackend;
+  /** postgres:// URL of the history database (--history-backend postgres). */
+  postgresDbUrl: string | null;
+  /** Connections in the history pool (SMG's default 16). */
+  postgresPoolMax: number;
 }
 
 export function defaultGatewayConfig(): GatewayConfig {
@@ -132,6 +139,9 @@ export function defaultGatewayConfig(): GatewayConfig {
     zmqStageTimeoutSecs: 600,
     zmqSilenceTimeoutSecs: 300,
     maxBodyBytes: 32 * 1024 * 1024,
+    historyBackend: 'memory',
+    postgresDbUrl: null,
+    postgresPoolMax: 16,
   };
 }
 

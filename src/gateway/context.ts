@@ -11,6 +11,8 @@ import { workersConfigOf, type GatewayConfig } from './config.js';
 import { Lifecycle } from './lifecycle.js';
 import { GatewayMetrics } from './metrics.js';
 import type { ApiDeps } from '../api/types.js';
+import { createHistoryStore } from '../history/factory.js';
+import type { HistoryStore } from '../history/types.js';
 import type { PipelineServices, WorkerPool } from '../pipeline/services.js';
 import { HINTED_POLICIES, routingHintsFrom, type RoutingHints } from '../workers/policies/index.js';
 
@@ -23,6 +25,8 @@ export interface GatewayContext {
   lifecycle: Lifecycle;
   deps: ApiDeps;
   services: PipelineServices;
+  /** Stored responses and conversations (--history-backend). */
+  history: HistoryStore;
   /**
    * The services one request runs with: the shared ones, except that worker selection sees the
    * request's routing headers when the policy reads them (consistent_hashing, prefix_hash, manual).
@@ -37,6 +41,8 @@ export interface ContextOptions {
   deps?: ApiDeps;
   tokenizers?: TokenizerRegistry;
   random?: () => number;
+  /** The history store; by default the one --history-backend names. */
+  history?: HistoryStore;
   /** Process/nodejs default metrics (on for the real server, off for unit tests). */
   defaultMetrics?: boolean;
 }
@@ -80,6 +86,7 @@ export function createGatewayContext(config: GatewayConfig, opts: ContextOptions
     lifecycle: new Lifecycle(),
     deps,
     services,
+    history: opts.history ?? createHistoryStore(config, logger),
     servicesFor: (headers) => (hinted ? { ...services, workers: pool(routingHintsFrom(headers)) } : services),
   };
 }

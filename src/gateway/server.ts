@@ -82,6 +82,9 @@ export async function startGateway(config: GatewayConfig, opts: ContextOptions =
   const ctx = createGatewayContext(config, { defaultMetrics: true, ...opts });
   const log = ctx.logger;
   const app = buildApp(ctx);
+  // Postgres: connect and create/migrate the schema before serving (an unreachable database is
+  // logged and retried by the first request that needs it).
+  await ctx.history.start();
 
   let metricsHost = config.prometheusHost;
   if (isIP(metricsHost) === 0) {
@@ -93,6 +96,7 @@ export async function startGateway(config: GatewayConfig, opts: ContextOptions =
   try {
     metricsServer = await listen(metricsApp.fetch, metricsHost, config.prometheusPort);
   } catch (err) {
+    await ctx.history.close();
     throw new Error(`failed to bind metrics server on ${hostPort(metricsHost, config.prometheusPort)}: ${(err as Error).message}`);
   }
   const metricsPort = boundPort(metricsServer);
@@ -103,6 +107,7 @@ export async function startGateway(config: GatewayConfig, opts: ContextOptions =
     server = await listen(app.fetch, config.host, config.port);
   } catch (err) {
     await closeServer(metricsServer, 1000);
+    await ctx.history.close();
     throw err;
   }
   const port = boundPort(server);
@@ -114,7 +119,7 @@ export async function startGateway(config: GatewayConfig, opts: ContextOptions =
     try {
       probeServer = await listen(buildProbeApp(ctx).fetch, config.host, config.healthCheckPort);
     } catch (err) {
-      await Promise.all([closeServer(server, 1000), closeServer(metricsServer, 1000)]);
+      await Promise.all([closeServer(server, 1000), closeServer(metricsServer, 1000), ctx.history.close()]);
       throw new Error(`failed to bind probe listener on ${hostPort(config.host, config.healthCheckPort)}: ${(err as Error).message}`);
     }
     log.info(`Probe listener started on ${hostPort(config.host, boundPort(probeServer))} (--health-check-port ${config.healthCheckPort})`);
@@ -138,6 +143,7 @@ export async function startGateway(config: GatewayConfig, opts: ContextOptions =
     server.closeAllConnections();
     await closed;
     await ctx.workers.close();
+    await ctx.history.close();
     // The models' prompt threads: no request needs them any more.
     await closePromptPools();
     metricsServer.closeAllConnections();

@@ -4,6 +4,7 @@
  */
 import { checkWorkerUrl } from '../workers/url-checks.js';
 import type { GatewayConfig } from './config.js';
+import { historyConfigProblem } from '../history/factory.js';
 
 const field = (name: string, value: unknown, reason: string) => `Invalid value for field '${name}': ${String(value)} - ${reason}`;
 
@@ -34,6 +35,8 @@ export function validateGatewayConfig(c: GatewayConfig): string | null {
   if (c.workerStartupCheckInterval <= 0) {
     return field('worker_startup_check_interval_secs', c.workerStartupCheckInterval, 'Must be > 0');
   }
+  const history = historyConfigProblem(c);
+  if (history) return history;
   if (c.policy === 'prefix_hash') {
     if (c.prefixTokenCount <= 0) return field('prefix_token_count', c.prefixTokenCount, 'Must be > 0');
     if (c.prefixHashLoadFactor < 1) return field('load_factor', c.prefixHashLoadFactor, 'Must be >= 1.0');

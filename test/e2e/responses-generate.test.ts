@@ -90,13 +90,13 @@ describe.each(BACKENDS)('Responses and /generate over %s (e2e)', (backend) => {
     expect(r.output_text).toBe(REPLY_AFTER_TOOL);
   });
 
-  it('stored state is a 400 that says it is not supported', async () => {
+  it('an unknown previous_response_id is a 400 in OpenAI\'s words', async () => {
     const err = await rig.openai.responses.create({ model: rig.model, input: 'hi', previous_response_id: 'resp_x' }).then(
       () => null,
       (e: unknown) => e,
     );
     expect(err).toBeInstanceOf(OpenAI.BadRequestError);
-    expect((err as InstanceType<typeof OpenAI.BadRequestError>).message).toContain('previous_response_id is not supported');
+    expect((err as InstanceType<typeof OpenAI.BadRequestError>).message).toContain("Previous response with id 'resp_x' not found.");
   });
 
   it('/generate with text: SGLang array shape, stop-decoded text', async () => {

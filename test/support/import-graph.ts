@@ -1,6 +1,6 @@
 /**
  * Reads the relative imports of every TypeScript file under src/ and checks them against the
- * layer order of ARCHITECTURE.md: cli → launcher → gateway → api → pipeline → workers → engine,
+ * layer order of ARCHITECTURE.md: cli → launcher → gateway → api → history → pipeline → workers → engine,
  * with util/ below everything and mock-engine/ beside the engine (it may use the dialect codecs;
  * nothing in production may import it). Imports of test/ from src/ count as upward.
  */
@@ -16,6 +16,8 @@ const LAYERS: Record<string, number> = {
   launcher: 70,
   gateway: 60,
   api: 50,
+  // The Responses/Conversations store: api/ reads and writes it, the pipeline never sees it.
+  history: 45,
   pipeline: 40,
   workers: 30,
   engine: 20,

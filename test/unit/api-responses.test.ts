@@ -97,19 +97,19 @@ describe('Responses request fields', () => {
     expect(echo.tools).toEqual([{ type: 'function', name: 'f', description: 'd', parameters: { type: 'object', properties: {} } }]);
   });
 
-  it('stored state is refused with a 400 that says so, never ignored', () => {
-    for (const [field, value] of [
-      ['previous_response_id', 'resp_1'],
-      ['conversation', 'conv_1'],
-      ['store', true],
-      ['background', true],
-    ] as const) {
-      const err = rejection(() => parseResponsesRequest({ ...base, [field]: value }));
-      expect(err.status).toBe(400);
-      expect(err.message).toContain(`${field}`);
-      expect(err.message).toContain('not supported');
+  it('background is refused; store, background and reasoning.effort are strictly typed', () => {
+    const bg = rejection(() => parseResponsesRequest({ ...base, background: true }));
+    expect(bg.status).toBe(400);
+    expect(bg.message).toBe('background: true is not supported: responses run in the foreground only');
+    // OpenAI types them as booleans: "yes" or 1 is never read as true.
+    expect(rejection(() => parseResponsesRequest({ ...base, store: 'yes' })).message).toBe('store: must be a boolean');
+    expect(rejection(() => parseResponsesRequest({ ...base, background: 1 })).message).toBe('background: must be a boolean');
+    expect(rejection(() => parseResponsesRequest({ ...base, reasoning: { effort: 'extreme' } })).message).toBe(
+      "reasoning.effort: must be one of none, minimal, low, medium, high, xhigh, max, got 'extreme'",
+    );
+    for (const ok of [{ store: false }, { store: true }, { background: false }, { reasoning: { effort: 'minimal' } }, { reasoning: { effort: null } }]) {
+      expect(() => parseResponsesRequest({ ...base, ...ok })).not.toThrow();
     }
-    expect(() => parseResponsesRequest({ ...base, store: false })).not.toThrow();
   });
 
   const FN_TOOL = { type: 'function', name: 'get_weather', parameters: { type: 'object', properties: {} } };
@@ -202,7 +202,7 @@ describe('Responses output', () => {
     const body = await collectResponse(eventStream(reasoningThenCall), meta());
     expect(body.status).toBe('in_progress');
     expect(body.output).toEqual([
-      { id: 'reasoning_chat-1', type: 'reasoning', summary: [], content: [{ type: 'reasoning_text', text: 'I should call it.' }] },
+      { id: 'rs_1', type: 'reasoning', summary: [], content: [{ type: 'reasoning_text', text: 'I should call it.' }] },
       { id: 'fc_abc', type: 'function_call', status: 'in_progress', call_id: 'call_abc', name: 'get_weather', arguments: '{"city":"Paris"}' },
     ]);
     expect(body.usage).toEqual({

@@ -7,16 +7,21 @@ import { requestRecord } from '../request-record.js';
 import { respond, withErrors } from '../respond.js';
 import type { InferenceHandler } from '../types.js';
 import { openaiErrorResponse } from '../openai/errors.js';
+import { asBody } from '../openai/fields.js';
 import { parseResponsesRequest } from './request.js';
 import { responseJson, responseSse } from './respond.js';
 import type { ResponseMeta } from './response-object.js';
+import { beginTurn, saveTurn, turnWrites } from './store-turn.js';
 
 export function createResponsesHandler(): InferenceHandler {
   return withErrors(openaiErrorResponse, async (call) => {
-    const { chat, echo, tools } = parseResponsesRequest(await readJsonBody(call.request));
+    // History first: the chain or conversation this turn continues becomes part of its input.
+    const turn = await beginTurn(asBody(await readJsonBody(call.request)), call.history);
+    const { chat, echo, tools } = parseResponsesRequest(turn.body);
     // The hosted tools dropped are named in the request's access-log line.
     if (tools.dropped.length > 0) requestRecord(call.request).notes.push(`dropped hosted tools: ${tools.dropped.join(', ')}`);
     const prepared = await prepareChat(call.services, chat, call.requestId);
+    const { state } = turn;
     const meta: ResponseMeta = {
       responseId: `resp_${uuidv7().replaceAll('-', '')}`,
       chatId: prepared.id,
@@ -25,7 +30,9 @@ export function createResponsesHandler(): InferenceHandler {
       echo,
       origins: tools.origins,
       countTokens: (text) => modelContextFor(call.services, prepared.model).tokenizer.encode(text, false).length,
+      state: { store: state.store, previousResponseId: state.previousResponseId, conversationId: state.conversationId },
     };
+    const history = call.history;
     return respond(call, prepared, {
       endpoint: 'responses',
       choices: 1,
@@ -33,6 +40,8 @@ export function createResponsesHandler(): InferenceHandler {
       sse: () => responseSse(meta),
       json: (c) => responseJson(c, meta),
       error: openaiErrorResponse,
+      // Stored before the client sees it complete, streamed or not, so the next turn finds it.
+      persist: history && turnWrites(state) ? (c) => saveTurn(history, state, responseJson(c, meta), meta.model, meta.created) : undefined,
     });
   });
 }

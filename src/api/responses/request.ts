@@ -2,7 +2,7 @@
  * POST /v1/responses → the pipeline's chat request (request-pipeline §3.4): the Responses body is
  * rewritten as the chat body SMG builds from it and validated by the chat parser, after the
  * Responses-only fields are checked under their own names. Stored state (previous_response_id,
- * conversation, store, background) does not exist here, so asking for it is a 400 that says so.
+ * conversation, item_reference) has already been replayed into `input` by store-turn.ts.
  */
 import { PipelineError, invalid } from '../../pipeline/errors.js';
 import type { ChatGenerationRequest } from '../../pipeline/request.js';
@@ -36,18 +36,21 @@ export interface ResponsesRequest {
   tools: ResponsesTools;
 }
 
-/** Fields that need server-side state this gateway does not keep. */
-const STATEFUL: Array<[string, (v: unknown) => boolean, string]> = [
-  ['previous_response_id', (v) => v !== undefined && v !== null, 'previous_response_id is not supported: this gateway stores no responses; send the whole conversation in `input`'],
-  ['conversation', (v) => v !== undefined && v !== null, 'conversation is not supported: this gateway stores no conversations; send the whole conversation in `input`'],
-  ['store', (v) => v === true, 'store: true is not supported: this gateway stores no responses; omit `store` or set it to false'],
-  ['background', (v) => v === true, 'background: true is not supported: responses run in the foreground only'],
-];
+/**
+ * `reasoning.effort` values, as OpenAI's API types them (openai-node 6.49 shared.d.ts
+ * `ReasoningEffort`; vLLM takes the openai package's `Reasoning` type for the same field).
+ */
+export const REASONING_EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'] as const;
 
 export function parseResponsesRequest(raw: unknown): ResponsesRequest {
   const body = asBody(raw);
-  for (const [key, present, message] of STATEFUL) {
-    if (present(body[key])) throw new PipelineError(400, 'unsupported_parameter', message, true, key);
+  // Booleans as OpenAI types them: "yes" or 1 is a 400, never read as true. The stored state
+  // itself (store, previous_response_id, conversation) is store-turn.ts's.
+  optBool(body, 'store');
+  if (optBool(body, 'background') === true) {
+    // Background runs would need a job queue on the history store; SMG dropped them too
+    // (grpc/common/responses/handlers.rs: "Background mode is not supported").
+    throw new PipelineError(400, 'unsupported_parameter', 'background: true is not supported: responses run in the foreground only', true, 'background');
   }
   // Absent or empty: the only served model (vLLM's behaviour), resolved by the pipeline.
   const model = optString(body, 'model') ?? '';
@@ -61,6 +64,9 @@ export function parseResponsesRequest(raw: unknown): ResponsesRequest {
   const textFormat = responseFormat(body);
   const reasoning = optObject(body, 'reasoning');
   const effort = reasoning ? optString(reasoning, 'effort', 'reasoning.effort') : undefined;
+  if (effort !== undefined && !(REASONING_EFFORTS as readonly string[]).includes(effort)) {
+    throw invalid(`reasoning.effort: must be one of ${REASONING_EFFORTS.join(', ')}, got '${effort}'`, 'reasoning.effort');
+  }
   const summary = reasoning ? reasoningSummary(reasoning) : null;
 
   const chatBody: Body = {

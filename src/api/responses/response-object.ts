@@ -20,6 +20,8 @@ export interface ResponseMeta {
   origins: ToolOriginMap;
   /** The model tokenizer's count of a text (`reasoning_tokens`); absent = 0. */
   countTokens?: (text: string) => number;
+  /** The stored-state fields the object echoes (store-turn.ts); absent = not stored. */
+  state?: { store: boolean; previousResponseId: string | null; conversationId: string | null };
 }
 
 export type ResponseStatus = 'in_progress' | 'completed' | 'incomplete' | 'failed';
@@ -33,8 +35,14 @@ export interface ResponseUsage {
   total_tokens: number;
 }
 
-export const reasoningItemId = (meta: ResponseMeta) => `reasoning_${meta.chatId}`;
-export const messageItemId = (meta: ResponseMeta) => `msg_${meta.chatId}`;
+/**
+ * Output item ids in OpenAI's style (`rs_…`, `msg_…`) from the response id's 32 hex digits: short
+ * enough for the history tables' VARCHAR(64) ids (postgres-schema.ts), unique per response, so a
+ * later request can name them in an `item_reference`.
+ */
+const itemTail = (meta: ResponseMeta) => meta.responseId.replace(/^resp_/, '');
+export const reasoningItemId = (meta: ResponseMeta) => `rs_${itemTail(meta)}`;
+export const messageItemId = (meta: ResponseMeta) => `msg_${itemTail(meta)}`;
 /** A function_call item's own id; `call_id` is the tool-call id the model's next turn refers to. */
 export const functionCallItemId = (callId: string) => `fc_${callId.replace(/^call_/, '')}`;
 
@@ -142,9 +150,10 @@ export function responseObject(
     model: meta.model,
     output,
     parallel_tool_calls: e.parallelToolCalls,
-    previous_response_id: null,
+    previous_response_id: meta.state?.previousResponseId ?? null,
+    ...(meta.state?.conversationId ? { conversation: { id: meta.state.conversationId } } : {}),
     reasoning: { effort: e.reasoningEffort, summary: e.reasoningSummary },
-    store: false,
+    store: meta.state?.store ?? false,
     temperature: e.temperature,
     text: { format: e.textFormat },
     tool_choice: e.toolChoice,

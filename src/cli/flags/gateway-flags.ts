@@ -6,6 +6,7 @@
  */
 import { reasoningParserNames } from '../../pipeline/parsers/reasoning/registry.js';
 import { toolParserNames } from '../../pipeline/parsers/tools/registry.js';
+import { HISTORY_BACKENDS } from '../../history/types.js';
 import { ASSIGNMENT_MODES, POLICY_NAMES } from '../../workers/types.js';
 import type { FlagDef, FlagScope } from './flag-def.js';
 
@@ -175,6 +176,17 @@ export const GATEWAY_FLAGS: readonly FlagDef[] = [
     describe: "Characters of a request body --log-requests keeps (vLLM's --max-log-len)",
     routerDescribe: "Characters of a request body --router-log-requests keeps (vLLM's --max-log-len)",
   },
+  // ---- History (SMG's data connector flags; redis and oracle are not built here)
+  {
+    name: 'history-backend', key: 'historyBackend', type: 'string', applies: BOTH, group: 'History', choices: HISTORY_BACKENDS,
+    describe:
+      'Where /v1/responses (store, previous_response_id, item_reference) and /v1/conversations keep state: memory (this process only, least recently used out past 100000 records or 256 MiB), postgres (shared by gateways, survives restarts) or none (nothing kept)',
+  },
+  {
+    name: 'postgres-db-url', key: 'postgresDbUrl', type: 'string', applies: BOTH, group: 'History', metavar: '<URL>',
+    describe: 'postgres://user:pass@host:port/db of the history database (--history-backend postgres); tables are created and migrated at start',
+  },
+  { name: 'postgres-pool-max', key: 'postgresPoolMax', type: 'int', applies: BOTH, group: 'History', metavar: '<N>', range: 'positive', describe: 'Connections in the history database pool' },
   // ---- Tuning
   {
     name: 'zmq-stage-timeout-secs', key: 'zmqStageTimeoutSecs', type: 'number', applies: BOTH, group: 'Tuning', metavar: '<SECS>', range: 'positive',

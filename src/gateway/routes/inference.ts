@@ -30,6 +30,7 @@ export function registerInferenceRoutes(app: Hono<AppEnv>, ctx: GatewayContext):
         // Node: a light close signal; under app.request() the web Request's own.
         signal: outgoing ? closeSignal(outgoing) : c.req.raw.signal,
         services: ctx.servicesFor(c.req.raw.headers),
+        history: ctx.history,
       });
     });
   }
