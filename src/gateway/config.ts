@@ -70,6 +70,11 @@ export interface GatewayConfig {
   zmqSilenceTimeoutSecs: number;
   /** Request bodies above this are refused with 413. */
   maxBodyBytes: number;
+  /** CORS (gateway/middleware/cors-policy.ts): no origin = off. Values may be JSON lists (vLLM's form). */
+  corsAllowedOrigins: string[];
+  corsAllowedMethods: string[];
+  corsAllowedHeaders: string[];
+  corsAllowCredentials: boolean;
 }
 
 export function defaultGatewayConfig(): GatewayConfig {
@@ -120,6 +125,10 @@ export function defaultGatewayConfig(): GatewayConfig {
     zmqStageTimeoutSecs: 600,
     zmqSilenceTimeoutSecs: 300,
     maxBodyBytes: 32 * 1024 * 1024,
+    corsAllowedOrigins: [],
+    corsAllowedMethods: [],
+    corsAllowedHeaders: [],
+    corsAllowCredentials: false,
   };
 }
 

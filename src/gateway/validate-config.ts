@@ -4,6 +4,7 @@
  */
 import { checkWorkerUrl } from '../workers/url-checks.js';
 import type { GatewayConfig } from './config.js';
+import { CorsConfigError, corsPolicyOf } from './middleware/cors-policy.js';
 
 const field = (name: string, value: unknown, reason: string) => `Invalid value for field '${name}': ${String(value)} - ${reason}`;
 
@@ -42,6 +43,12 @@ export function validateGatewayConfig(c: GatewayConfig): string | null {
   for (const url of c.workerUrls) {
     const bad = checkWorkerUrl(url);
     if (bad) return bad;
+  }
+  try {
+    corsPolicyOf(c);
+  } catch (err) {
+    if (err instanceof CorsConfigError) return err.message;
+    throw err;
   }
   if (c.policy === 'power_of_two' && c.workerUrls.length < 2) {
     return 'Incompatible configuration: Power-of-two policy requires at least 2 workers';

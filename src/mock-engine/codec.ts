@@ -49,6 +49,7 @@ function toMockRequest(r: ParsedAddRequest): MockRequest {
   return {
     id: r.requestId,
     prompt: r.promptTokenIds ?? [],
+    priority: r.priority,
     sampling: {
       // nil max_tokens means "until max_model_len", which the stop check enforces anyway.
       maxTokens: s.maxTokens ?? Number.MAX_SAFE_INTEGER,

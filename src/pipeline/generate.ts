@@ -45,6 +45,8 @@ export interface GenerateOptions {
   output?: OutputPlan | null;
   /** Also emit each engine step's token ids (`tokens` events). */
   tokenIds?: boolean;
+  /** Scheduling priority on the wire (vLLM field 13; TokenSpeed has no slot for it). */
+  priority?: number;
 }
 
 /** Request-level facts for metrics, reported as they happen (once each, except choiceEnded). */
@@ -73,7 +75,7 @@ export function startChoices(opts: GenerateOptions, sink: GenerationSink): Gener
     // Stop strings are matched here, so the engine must report every step (TokenSpeed's
     // non-streaming cadence would otherwise let it run on long after a match).
     const engineStream = opts.stream || opts.rules.stopStrings.length > 0 || opts.output?.incremental === true;
-    for (const c of opts.choices) streams.push(client.submit(toEngineRequest(c, engineStream)));
+    for (const c of opts.choices) streams.push(client.submit(toEngineRequest(c, engineStream, opts.priority ?? 0)));
   } catch (err) {
     for (const s of streams) client.abort(s.requestId);
     throw err;
@@ -88,7 +90,7 @@ export function generate(opts: GenerateOptions): AsyncQueue<GenEvent> {
   return queue;
 }
 
-function toEngineRequest(c: ChoiceSpec, stream: boolean): EngineRequest {
+function toEngineRequest(c: ChoiceSpec, stream: boolean, priority: number): EngineRequest {
   return {
     requestId: c.wireId,
     promptTokenIds: c.promptTokenIds,
@@ -96,7 +98,7 @@ function toEngineRequest(c: ChoiceSpec, stream: boolean): EngineRequest {
     arrivalTime: Date.now() / 1000,
     cacheSalt: null,
     dataParallelRank: null,
-    priority: 0,
+    priority,
     stream,
   };
 }

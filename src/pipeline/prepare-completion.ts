@@ -64,6 +64,7 @@ export async function prepareCompletion(
     output: null,
     stream: req.stream,
     model: req.model,
+    priority: req.priority,
     id,
     created: Math.floor(Date.now() / 1000),
     n: req.n,

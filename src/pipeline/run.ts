@@ -48,6 +48,7 @@ export function startGeneration(
         observer,
         output: spec.output,
         tokenIds: spec.tokenIds,
+        priority: spec.priority,
       },
       sink,
     );

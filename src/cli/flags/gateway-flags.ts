@@ -100,6 +100,20 @@ export const GATEWAY_FLAGS: readonly FlagDef[] = [
   { name: 'prometheus-host', key: 'prometheusHost', type: 'string', applies: BOTH, group: 'Server', metavar: '<HOST>', describe: 'Metrics listen host' },
   { name: 'prometheus-port', key: 'prometheusPort', type: 'int', applies: BOTH, group: 'Server', metavar: '<PORT>', describe: 'Metrics listen port (GET /metrics)' },
   { name: 'api-key', key: 'apiKey', type: 'string', applies: BOTH, group: 'Server', metavar: '<KEY>', describe: 'Bearer key required on /v1/* and the worker API' },
+  {
+    name: 'cors-allowed-origins', aliases: ['allowed-origins'], key: 'corsAllowedOrigins', type: 'list', applies: BOTH, group: 'Server', metavar: '<ORIGIN>...',
+    describe:
+      "Browser origins allowed to call the gateway (CORS), e.g. http://localhost:3000, or * for any; vLLM's JSON list form '[\"http://a\"]' is accepted too. Preflights are answered before --api-key is checked [default: CORS off]",
+  },
+  {
+    name: 'allowed-methods', key: 'corsAllowedMethods', type: 'list', applies: BOTH, group: 'Server', metavar: '<METHOD>...',
+    describe: 'CORS: methods a preflight may ask for, or * [default: GET POST PATCH DELETE OPTIONS]',
+  },
+  {
+    name: 'allowed-headers', key: 'corsAllowedHeaders', type: 'list', applies: BOTH, group: 'Server', metavar: '<HEADER>...',
+    describe: 'CORS: request headers a preflight may ask for [default: *, any the browser asks for]',
+  },
+  { name: 'allow-credentials', key: 'corsAllowCredentials', type: 'bool', applies: BOTH, group: 'Server', describe: 'CORS: allow credentialed requests (the origin is then echoed instead of *)' },
   { name: 'request-timeout-secs', key: 'requestTimeoutSecs', type: 'int', applies: BOTH, group: 'Server', metavar: '<SECS>', describe: 'Request timeout in seconds' },
   {
     name: 'shutdown-grace-period-secs', key: 'shutdownGracePeriodSecs', type: 'int', applies: BOTH, group: 'Server', metavar: '<SECS>',

@@ -1,0 +1,108 @@
+/**
+ * Operations users of SMG and vLLM expect, end to end through `smg launch` and the mock engine:
+ * request `priority` on the wire, CORS (preflight before auth), vLLM's metric names beside SMG's,
+ * and OpenTelemetry traces sent to a real OTLP/HTTP receiver.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Rig, startRig, uniqueRid, waitForEngineLine } from './support/rig.js';
+
+const APP_ORIGIN = 'http://app.example';
+const KEY = 'unused'; // the rig's openai client sends this key
+let rig: Rig;
+
+beforeAll(async () => {
+  rig = await startRig({
+    gatewayArgs: ['--api-key', KEY, '--cors-allowed-origins', APP_ORIGIN, '--allowed-origins', '["http://other.example"]'],
+  });
+});
+afterAll(async () => {
+  await rig?.stop();
+});
+
+const auth = { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json' };
+const post = (path: string, body: unknown, headers: Record<string, string> = auth) =>
+  fetch(`${rig.gatewayURL}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
+
+describe('request priority reaches the engine', () => {
+  it('chat, completions, /generate and messages carry priority in EngineCoreRequest field 13', async () => {
+    const cases: [string, (rid: string) => unknown, number][] = [
+      ['/v1/chat/completions', (rid) => ({ model: rig.model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 3, rid, priority: 7 }), 7],
+      ['/v1/completions', (rid) => ({ model: rig.model, prompt: 'hi', max_tokens: 3, rid, priority: -3 }), -3],
+      ['/generate', (rid) => ({ model: rig.model, text: 'hi', sampling_params: { max_new_tokens: 3 }, rid, priority: 2 }), 2],
+      ['/v1/messages', (rid) => ({ model: rig.model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 3, rid, priority: 4 }), 4],
+      ['/v1/chat/completions', (rid) => ({ model: rig.model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 3, rid }), 0],
+    ];
+    for (const [path, body, want] of cases) {
+      const rid = uniqueRid('prio');
+      const res = await post(path, body(rid));
+      expect(res.status, `${path}: ${await res.clone().text()}`).toBe(200);
+      await res.text();
+      const line = await waitForEngineLine(rig, 'request added', rid);
+      expect(line, path).toContain(` priority=${want}`);
+    }
+  });
+
+  it('a priority that is not a 32-bit integer is a 400 in the API shape; nothing is sent', async () => {
+    for (const bad of [1.5, '3', 2 ** 31, true]) {
+      const rid = uniqueRid('badprio');
+      const res = await post('/v1/chat/completions', { model: rig.model, messages: [{ role: 'user', content: 'hi' }], rid, priority: bad });
+      expect(res.status).toBe(400);
+      const err = ((await res.json()) as { error: { message: string; param?: string } }).error;
+      expect(err.message).toMatch(/^priority: must be (a number|an integer|in \[-2147483648, 2147483647\], got 2147483648)$/);
+    }
+    const res = await post('/v1/messages', { model: rig.model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 3, priority: 0.5 });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: 'priority: must be an integer' } });
+  });
+});
+
+describe('CORS', () => {
+  const preflight = (origin: string, method = 'POST', headers = 'authorization, content-type, x-stainless-os') =>
+    fetch(`${rig.baseURL}/chat/completions`, {
+      method: 'OPTIONS',
+      headers: { Origin: origin, 'Access-Control-Request-Method': method, 'Access-Control-Request-Headers': headers },
+    });
+
+  it('a preflight is answered before auth (no key), for each configured origin', async () => {
+    for (const origin of [APP_ORIGIN, 'http://other.example']) {
+      const res = await preflight(origin);
+      expect(res.status).toBe(204);
+      expect(res.headers.get('access-control-allow-origin')).toBe(origin);
+      expect(res.headers.get('access-control-allow-methods')).toBe('GET, POST, PATCH, DELETE, OPTIONS');
+      expect(res.headers.get('access-control-allow-headers')).toBe('authorization, content-type, x-stainless-os');
+      expect(res.headers.get('access-control-max-age')).toBe('3600');
+      expect(res.headers.get('vary')).toContain('Origin');
+    }
+  });
+
+  it('a preflight from another origin, or for a method not allowed, is refused as vLLM (Starlette) does', async () => {
+    const res = await preflight('http://evil.example');
+    expect(res.status).toBe(400);
+    expect(await res.text()).toBe('Disallowed CORS origin');
+    expect(res.headers.get('access-control-allow-origin')).toBeNull();
+    const put = await preflight(APP_ORIGIN, 'PUT');
+    expect(put.status).toBe(400);
+    expect(await put.text()).toBe('Disallowed CORS method');
+  });
+
+  it('actual responses carry the CORS headers: JSON, a streamed SSE body, and a 401', async () => {
+    const headers = { ...auth, Origin: APP_ORIGIN };
+    const json = await post('/v1/chat/completions', { model: rig.model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 }, headers);
+    const sse = await post('/v1/chat/completions', { model: rig.model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 2, stream: true }, headers);
+    const denied = await post('/v1/chat/completions', { model: rig.model, messages: [] }, { 'Content-Type': 'application/json', Origin: APP_ORIGIN });
+    expect([json.status, sse.status, denied.status]).toEqual([200, 200, 401]);
+    expect(await sse.text()).toContain('data: [DONE]');
+    for (const res of [json, sse, denied]) {
+      expect(res.headers.get('access-control-allow-origin')).toBe(APP_ORIGIN);
+      expect(res.headers.get('access-control-expose-headers')).toBe('x-request-id');
+      expect(res.headers.get('vary')).toContain('Origin');
+    }
+    // Another page's origin, and a request with no Origin at all, get no CORS headers.
+    const other = await post('/v1/chat/completions', { model: rig.model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 }, { ...auth, Origin: 'http://evil.example' });
+    const plain = await fetch(`${rig.gatewayURL}/v1/models`, { headers: auth });
+    for (const res of [other, plain]) {
+      await res.text();
+      expect(res.headers.get('access-control-allow-origin')).toBeNull();
+    }
+  });
+});
