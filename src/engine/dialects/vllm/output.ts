@@ -88,6 +88,7 @@ function decodeOne(cur: MsgpackCursor, frames: readonly Buffer[], known: IdTable
   let stopReason: number | string | null = null;
   let logprobsRaw: unknown = null;
   let prefill: unknown = null;
+  let events: unknown = null;
   // Field names only: the request id is added to the message on failure, not built per output.
   try {
     newTokenIds = cur.intArray('new_token_ids');
@@ -103,6 +104,9 @@ function decodeOne(cur: MsgpackCursor, frames: readonly Buffer[], known: IdTable
         case 6:
           stopReason = stopValue(cur.value('stop_reason'));
           break;
+        case 7:
+          events = cur.value('events');
+          break;
         case 11:
           prefill = cur.value('prefill_stats');
           break;
@@ -114,7 +118,7 @@ function decodeOne(cur: MsgpackCursor, frames: readonly Buffer[], known: IdTable
     if (err instanceof WireDecodeError) throw new WireDecodeError(`${requestId}: ${err.message}`);
     throw err;
   }
-  return {
+  const out: RequestOutput = {
     requestId,
     newTokenIds,
     finish,
@@ -125,6 +129,33 @@ function decodeOne(cur: MsgpackCursor, frames: readonly Buffer[], known: IdTable
     // vLLM appends the token that matched (EOS or a stop_token_ids id) before finishing STOP.
     endsWithStopToken: finish === 'stop' && newTokenIds.length > 0,
   };
+  if (events !== null) {
+    const queued = queuedSecs(events);
+    if (queued !== null) out.queuedSecs = queued;
+  }
+  return out;
+}
+
+const EVENT_QUEUED = 1;
+const EVENT_SCHEDULED = 2;
+
+/**
+ * Queue time from the scheduler events (wire-vllm §5.3 field 7): the first SCHEDULED minus the
+ * QUEUED timestamp, both engine-monotonic, as vLLM's own `queued_time` (vllm/v1/metrics/stats.py).
+ * Malformed events are ignored: they only feed metrics.
+ */
+function queuedSecs(events: unknown): number | null {
+  if (!Array.isArray(events)) return null;
+  let queued: number | null = null;
+  let scheduled: number | null = null;
+  for (const e of events) {
+    if (e === null || typeof e !== 'object') continue;
+    const { type, timestamp } = e as { type?: unknown; timestamp?: unknown };
+    if (typeof timestamp !== 'number') continue;
+    if (type === EVENT_QUEUED && queued === null) queued = timestamp;
+    else if (type === EVENT_SCHEDULED && scheduled === null) scheduled = timestamp;
+  }
+  return queued !== null && scheduled !== null && scheduled >= queued ? scheduled - queued : null;
 }
 
 function stopValue(v: unknown): number | string {
@@ -139,7 +170,7 @@ function cachedTokens(prefill: unknown): number | null {
   return Number.isInteger(n) ? (n as number) : null;
 }
 
-const LOAD_NAMES = ['num_running_reqs', 'num_waiting_reqs', 'kv_cache_usage'];
+const LOAD_NAMES = ['num_running_reqs', 'num_waiting_reqs', 'kv_cache_usage', 'prefix_cache_stats'];
 const LOAD_KEYS = LOAD_NAMES.map((k) => Buffer.from(k, 'utf8'));
 /** Error labels, built once (not a string per engine message). */
 const LOAD_LABELS = LOAD_NAMES.map((k) => `scheduler_stats.${k}`);
@@ -157,12 +188,26 @@ function readLoad(cur: MsgpackCursor): EngineLoad {
       if (k === -1) cur.skip();
       continue;
     }
+    if (k === 3) {
+      readPrefixStats(cur, load);
+      continue;
+    }
     const v = cur.number(LOAD_LABELS[k]);
     if (k === 0) load.numRunning = v;
     else if (k === 1) load.numWaiting = v;
     else load.kvCacheUsage = v;
   }
   return load;
+}
+
+/** `prefix_cache_stats` {reset, requests, queries, hits, preempted_*}: the step's queries and hits. */
+function readPrefixStats(cur: MsgpackCursor, load: EngineLoad): void {
+  const v = cur.value('scheduler_stats.prefix_cache_stats');
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return;
+  const { queries, hits } = v as { queries?: unknown; hits?: unknown };
+  // Zero adds nothing to the totals: left absent, so a step without cache traffic decodes as before.
+  if (typeof queries === 'number' && queries > 0) load.prefixQueries = queries;
+  if (typeof hits === 'number' && hits > 0) load.prefixHits = hits;
 }
 
 /** UtilityOutput `[call_id, failure_message, result]`, result = `[type_tag(nil), value]` or nil. */
