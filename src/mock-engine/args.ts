@@ -35,6 +35,8 @@ export interface MockArgs extends MockKnobs<FaultMode> {
   tensorParallelSize: number;
   pipelineParallelSize: number;
   disableLogStats: boolean;
+  /** vLLM's flag; the mock simulates a prefix cache only when it is given (see scheduler.ts). */
+  enablePrefixCaching: boolean;
   text: string;
   lockstep: boolean;
   abortReply: boolean;
@@ -62,6 +64,7 @@ const FLAGS: FlagSpec<keyof MockArgs, 'len'>[] = [
   { names: ['--tensor-parallel-size', '-tp'], key: 'tensorParallelSize', kind: 'int' },
   { names: ['--pipeline-parallel-size', '-pp'], key: 'pipelineParallelSize', kind: 'int' },
   { names: ['--disable-log-stats'], key: 'disableLogStats', kind: 'bool' },
+  { names: ['--enable-prefix-caching'], key: 'enablePrefixCaching', kind: 'bool' },
   { names: ['--mock-lockstep'], key: 'lockstep', kind: 'bool' },
   { names: ['--mock-abort-reply'], key: 'abortReply', kind: 'bool' },
   { names: ['--mock-ready-first'], key: 'readyFirst', kind: 'bool' },
@@ -88,6 +91,7 @@ export function defaultArgs(): MockArgs {
     tensorParallelSize: 1,
     pipelineParallelSize: 1,
     disableLogStats: false,
+    enablePrefixCaching: false,
     text: DEFAULT_TEXT,
     lockstep: false,
     abortReply: false,

@@ -89,7 +89,7 @@ export function encodeEnvelope(env: Envelope): Buffer[] {
         reset: false,
         requests: st.prefixRequests,
         queries: st.prefixQueries,
-        hits: 0,
+        hits: st.prefixHits ?? 0,
         preemptedRequests: 0,
         preemptedQueries: 0,
         preemptedHits: 0,

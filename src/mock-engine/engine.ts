@@ -82,6 +82,7 @@ export class MockEngine extends MockProcess<MockRank> implements RankHost {
       blockSize: a.blockSize,
       numGpuBlocks: a.numGpuBlocks,
       logStats: this.logStats,
+      prefixCaching: a.enablePrefixCaching,
     };
     this.ranks = rankIds.map(
       (rank, i) =>

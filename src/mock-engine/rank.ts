@@ -199,6 +199,7 @@ export class MockRank {
         kvCacheUsage: this.sched.kvUsage,
         prefixRequests: res.prefixRequests,
         prefixQueries: res.prefixQueries,
+        prefixHits: res.prefixHits,
       },
       this.extraLoad,
     );

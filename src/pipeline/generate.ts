@@ -52,7 +52,11 @@ export interface GenerateOptions {
 /** Request-level facts for metrics, reported as they happen (once each, except choiceEnded). */
 export interface GenerationObserver {
   firstText(): void;
-  choiceEnded(promptTokens: number, completionTokens: number): void;
+  choiceEnded(promptTokens: number, completionTokens: number, index: number, finishReason: string): void;
+  /** Choice `index` was submitted to data-parallel rank `rank`. */
+  choiceStarted?(index: number, rank: number): void;
+  /** An engine output of choice `index` (per engine step: keep it cheap). */
+  step?(index: number, newTokens: number, queuedSecs: number | undefined): void;
   /** All choices ended (error null), or the generation failed. */
   done(error: unknown): void;
 }
@@ -126,6 +130,7 @@ class MergedGeneration implements Generation {
     else opts.signal.addEventListener('abort', this.onAbort, { once: true });
     streams.forEach((s, i) => {
       this.live.add(s.requestId);
+      opts.observer?.choiceStarted?.(opts.choices[i].index, s.rank);
       s.listen(new ChoiceRunner(s, opts.choices[i], opts, this));
     });
   }
@@ -135,7 +140,7 @@ class MergedGeneration implements Generation {
     if (this.settled) return;
     const observer = this.opts.observer;
     if (observer) {
-      if (ev.kind === 'end') observer.choiceEnded(ev.promptTokens, ev.completionTokens);
+      if (ev.kind === 'end') observer.choiceEnded(ev.promptTokens, ev.completionTokens, ev.index, ev.finishReason);
       else if (!this.sawText) {
         this.sawText = true;
         observer.firstText();
@@ -240,6 +245,7 @@ class ChoiceRunner implements ChunkListener {
   private step(chunk: EngineChunk): void {
     const { rules, client } = this.opts;
     this.completionTokens += chunk.newTokenIds.length;
+    this.opts.observer?.step?.(this.index, chunk.newTokenIds.length, chunk.queuedSecs);
     if (chunk.promptTokens) this.promptTokens = chunk.promptTokens;
     if (chunk.cachedTokens) this.cachedTokens = Math.max(this.cachedTokens, chunk.cachedTokens);
     if (chunk.logprobs) this.pending = this.pending ? this.pending.concat(chunk.logprobs) : chunk.logprobs;

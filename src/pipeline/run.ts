@@ -33,6 +33,12 @@ export function startGeneration(
     call.services.metrics,
     { backend_type: worker.runtime, model: spec.model, endpoint: call.endpoint },
     spec.stream,
+    {
+      // The request's `n` (completions with several prompts run n choices per prompt).
+      n: 'n' in spec && typeof spec.n === 'number' ? spec.n : spec.choices.length,
+      maxTokens: spec.choices[0]?.sampling.maxTokens ?? 0,
+      maxModelLen: spec.client.maxModelLen,
+    },
   );
   try {
     const generation = startChoices(

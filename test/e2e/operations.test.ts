@@ -4,6 +4,8 @@
  * and OpenTelemetry traces sent to a real OTLP/HTTP receiver.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseExposition, type Family } from '../support/prom-text.js';
+import { promtoolProblems } from '../support/promtool.js';
 import { type Rig, startRig, uniqueRid, waitForEngineLine } from './support/rig.js';
 
 const APP_ORIGIN = 'http://app.example';
@@ -13,6 +15,8 @@ let rig: Rig;
 beforeAll(async () => {
   rig = await startRig({
     gatewayArgs: ['--api-key', KEY, '--cors-allowed-origins', APP_ORIGIN, '--allowed-origins', '["http://other.example"]'],
+    // The mock simulates vLLM's prefix cache only when asked, as vLLM's flag spells it.
+    engineArgs: ['--enable-prefix-caching'],
   });
 });
 afterAll(async () => {
@@ -103,6 +107,75 @@ describe('CORS', () => {
     for (const res of [other, plain]) {
       await res.text();
       expect(res.headers.get('access-control-allow-origin')).toBeNull();
+    }
+  });
+});
+
+
+const VLLM_FAMILIES = [
+  'vllm:time_to_first_token_seconds',
+  'vllm:inter_token_latency_seconds',
+  'vllm:e2e_request_latency_seconds',
+  'vllm:request_queue_time_seconds',
+  'vllm:num_requests_running',
+  'vllm:num_requests_waiting',
+  'vllm:kv_cache_usage_perc',
+  'vllm:prompt_tokens_total',
+  'vllm:generation_tokens_total',
+  'vllm:request_success_total',
+  'vllm:prefix_cache_queries_total',
+  'vllm:prefix_cache_hits_total',
+  'vllm:request_params_n',
+  'vllm:request_prompt_tokens',
+  'vllm:request_generation_tokens',
+  'vllm:request_params_max_tokens',
+];
+
+describe("vLLM's metric names", () => {
+  const sum = (f: Family | undefined, name: string, labels: Record<string, string> = {}) =>
+    (f?.samples ?? []).filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v)).reduce((a, s) => a + s.value, 0);
+
+  it('are served beside SMG\'s with model_name and engine labels, vLLM buckets, and promtool finds nothing to fix', async () => {
+    // A prompt longer than a few KV blocks, sent twice: the second finds its blocks in the cache.
+    const long = Array.from({ length: 80 }, (_, i) => `word${i}`).join(' ');
+    for (let i = 0; i < 2; i++) {
+      const res = await post('/v1/chat/completions', { model: rig.model, messages: [{ role: 'user', content: long }], max_tokens: 8, stream: true });
+      expect(await res.text()).toContain('data: [DONE]');
+    }
+    const text = await (await fetch(rig.metricsURL)).text();
+    const { families, problems } = parseExposition(text);
+    expect(problems).toEqual([]);
+    for (const name of VLLM_FAMILIES) expect(families.has(name), name).toBe(true);
+    expect(families.has('smg_router_ttft_seconds')).toBe(true);
+
+    const model = { model_name: rig.model, engine: '0' };
+    const ttft = families.get('vllm:time_to_first_token_seconds');
+    expect(sum(ttft, 'vllm:time_to_first_token_seconds_count', model)).toBeGreaterThanOrEqual(2);
+    // vLLM's TTFT boundaries, not SMG's.
+    const les = ttft!.samples.filter((s) => s.name.endsWith('_bucket') && s.labels.engine === '0').map((s) => s.labels.le);
+    expect(les.slice(0, 4)).toEqual(['0.001', '0.005', '0.01', '0.02']);
+    expect(les.at(-2)).toBe('2560');
+    expect(sum(families.get('vllm:inter_token_latency_seconds'), 'vllm:inter_token_latency_seconds_count', model)).toBeGreaterThanOrEqual(14);
+    expect(sum(families.get('vllm:request_queue_time_seconds'), 'vllm:request_queue_time_seconds_count', model)).toBeGreaterThanOrEqual(2);
+    expect(sum(families.get('vllm:request_success_total'), 'vllm:request_success_total', { ...model, finished_reason: 'length' })).toBeGreaterThanOrEqual(2);
+    expect(sum(families.get('vllm:generation_tokens_total'), 'vllm:generation_tokens_total', model)).toBeGreaterThanOrEqual(16);
+    const prompt = sum(families.get('vllm:prompt_tokens_total'), 'vllm:prompt_tokens_total', model);
+    expect(prompt).toBeGreaterThanOrEqual(160);
+    // From the engine's scheduler_stats: the second request hit the cached blocks of the first.
+    const queries = sum(families.get('vllm:prefix_cache_queries_total'), 'vllm:prefix_cache_queries_total', model);
+    const hits = sum(families.get('vllm:prefix_cache_hits_total'), 'vllm:prefix_cache_hits_total', model);
+    expect(queries).toBeGreaterThanOrEqual(160);
+    expect(hits).toBeGreaterThanOrEqual(64);
+    expect(hits).toBeLessThan(queries);
+    const running = families.get('vllm:num_requests_running')!.samples;
+    expect(running[0].labels).toMatchObject(model);
+    expect(families.get('vllm:kv_cache_usage_perc')!.samples[0].value).toBeGreaterThanOrEqual(0);
+
+    // promtool (Debian `prometheus`), when installed: only the `:` of vLLM's names, one per family.
+    const lint = promtoolProblems(text);
+    if (lint) {
+      expect(lint.problems).toEqual([]);
+      expect(lint.vllmColonNames).toBe([...families.keys()].filter((n) => n.startsWith('vllm:')).length);
     }
   });
 });
