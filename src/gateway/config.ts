@@ -75,6 +75,9 @@ export interface GatewayConfig {
   corsAllowedMethods: string[];
   corsAllowedHeaders: string[];
   corsAllowCredentials: boolean;
+  /** OpenTelemetry (src/tracing/): on with an endpoint (vLLM) or with enableTrace (SMG). */
+  enableTrace: boolean;
+  otlpTracesEndpoint: string | null;
 }
 
 export function defaultGatewayConfig(): GatewayConfig {
@@ -129,6 +132,8 @@ export function defaultGatewayConfig(): GatewayConfig {
     corsAllowedMethods: [],
     corsAllowedHeaders: [],
     corsAllowCredentials: false,
+    enableTrace: false,
+    otlpTracesEndpoint: null,
   };
 }
 

@@ -8,6 +8,7 @@ import { isIP } from 'node:net';
 import { type HttpBindings, createAdaptorServer } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { closePromptPools } from '../pipeline/prompt-pool/pool.js';
+import { startTracing } from '../tracing/tracer.js';
 import { fairTurn } from '../util/fair-turn.js';
 import { buildApp, buildMetricsApp, buildProbeApp } from './app.js';
 import type { GatewayConfig } from './config.js';
@@ -82,6 +83,8 @@ export async function startGateway(config: GatewayConfig, opts: ContextOptions =
   const ctx = createGatewayContext(config, { defaultMetrics: true, ...opts });
   const log = ctx.logger;
   const app = buildApp(ctx);
+  // Before the listener: the first request is already traced.
+  const tracing = await startTracing(config, log);
 
   let metricsHost = config.prometheusHost;
   if (isIP(metricsHost) === 0) {
@@ -140,6 +143,8 @@ export async function startGateway(config: GatewayConfig, opts: ContextOptions =
     await ctx.workers.close();
     // The models' prompt threads: no request needs them any more.
     await closePromptPools();
+    // The last requests' spans leave before the process does.
+    await tracing?.shutdown();
     metricsServer.closeAllConnections();
     await closeServer(metricsServer, 1000);
     if (probeServer) {

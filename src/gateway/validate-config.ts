@@ -5,6 +5,7 @@
 import { checkWorkerUrl } from '../workers/url-checks.js';
 import type { GatewayConfig } from './config.js';
 import { CorsConfigError, corsPolicyOf } from './middleware/cors-policy.js';
+import { TraceEndpointError, otlpTracesUrl } from '../tracing/endpoint.js';
 
 const field = (name: string, value: unknown, reason: string) => `Invalid value for field '${name}': ${String(value)} - ${reason}`;
 
@@ -46,8 +47,9 @@ export function validateGatewayConfig(c: GatewayConfig): string | null {
   }
   try {
     corsPolicyOf(c);
+    if (c.otlpTracesEndpoint !== null) otlpTracesUrl(c.otlpTracesEndpoint);
   } catch (err) {
-    if (err instanceof CorsConfigError) return err.message;
+    if (err instanceof CorsConfigError || err instanceof TraceEndpointError) return err.message;
     throw err;
   }
   if (c.policy === 'power_of_two' && c.workerUrls.length < 2) {

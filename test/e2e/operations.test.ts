@@ -6,21 +6,29 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseExposition, type Family } from '../support/prom-text.js';
 import { promtoolProblems } from '../support/promtool.js';
+import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../support/otlp-receiver.js';
 import { type Rig, startRig, uniqueRid, waitForEngineLine } from './support/rig.js';
 
 const APP_ORIGIN = 'http://app.example';
 const KEY = 'unused'; // the rig's openai client sends this key
 let rig: Rig;
+let otlp: OtlpReceiver;
 
 beforeAll(async () => {
+  otlp = await startOtlpReceiver();
   rig = await startRig({
-    gatewayArgs: ['--api-key', KEY, '--cors-allowed-origins', APP_ORIGIN, '--allowed-origins', '["http://other.example"]'],
+    gatewayArgs: [
+      '--api-key', KEY, '--cors-allowed-origins', APP_ORIGIN, '--allowed-origins', '["http://other.example"]',
+      // No path: the gateway adds OTLP/HTTP's /v1/traces.
+      '--otlp-traces-endpoint', otlp.url,
+    ],
     // The mock simulates vLLM's prefix cache only when asked, as vLLM's flag spells it.
     engineArgs: ['--enable-prefix-caching'],
   });
 });
 afterAll(async () => {
   await rig?.stop();
+  await otlp?.close();
 });
 
 const auth = { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json' };
@@ -177,5 +185,80 @@ describe("vLLM's metric names", () => {
       expect(lint.problems).toEqual([]);
       expect(lint.vllmColonNames).toBe([...families.keys()].filter((n) => n.startsWith('vllm:')).length);
     }
+  });
+});
+
+describe('OpenTelemetry traces', () => {
+  const ms = (s: ReceivedSpan) => Number(s.endNs - s.startNs) / 1e6;
+
+  it('a streamed chat request is one llm_request span under the caller\'s traceparent, with phase children and gen_ai attributes', async () => {
+    const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+    const callerSpan = '00f067aa0ba902b7';
+    const rid = uniqueRid('trace');
+    const res = await post(
+      '/v1/chat/completions',
+      { model: rig.model, messages: [{ role: 'user', content: 'Trace me' }], max_tokens: 6, stream: true, rid, priority: 3 },
+      { ...auth, traceparent: `00-${traceId}-${callerSpan}-01` },
+    );
+    expect(await res.text()).toContain('data: [DONE]');
+
+    const spans = await otlp.waitFor((all) => all.some((s) => s.traceId === traceId && s.name === 'llm_request'));
+    expect(otlp.contentTypes.every((t) => t === 'application/x-protobuf')).toBe(true);
+    const mine = spans.filter((s) => s.traceId === traceId);
+    const root = mine.find((s) => s.name === 'llm_request')!;
+    expect(root.parentSpanId).toBe(callerSpan);
+    expect(root.kind).toBe(2); // SERVER
+    expect(root.resource['service.name']).toBe('smg');
+    expect(root.scope).toBe('smg');
+    expect(root.attributes).toMatchObject({
+      'http.request.method': 'POST',
+      'url.path': '/v1/chat/completions',
+      'http.response.status_code': 200,
+      'gen_ai.response.model': rig.model,
+      'gen_ai.request.id': rid,
+      'gen_ai.request.max_tokens': 6,
+      'gen_ai.request.n': 1,
+      'gen_ai.usage.completion_tokens': 6,
+      'gen_ai.usage.num_sequences': 1,
+      'gen_ai.response.finish_reasons': ['length'],
+      'smg.request.priority': 3,
+      'smg.engine.rank': 0,
+    });
+    expect(root.attributes['gen_ai.usage.prompt_tokens']).toBeGreaterThan(5);
+    for (const k of ['gen_ai.latency.time_to_first_token', 'gen_ai.latency.e2e', 'gen_ai.latency.time_in_queue']) {
+      expect(typeof root.attributes[k], k).toBe('number');
+    }
+
+    const children = mine.filter((s) => s.parentSpanId === root.spanId);
+    if (process.env.SMG_PRINT_TRACE) {
+      const rel = (ns: bigint) => (Number(ns - root.startNs) / 1e6).toFixed(3);
+      for (const sp of [root, ...children]) console.log(`${sp.name.padEnd(12)} start=+${rel(sp.startNs)}ms dur=${ms(sp).toFixed(3)}ms ${JSON.stringify(sp.attributes)}`);
+    }
+    const names = children.map((s) => s.name);
+    for (const n of ['validation', 'template', 'tokenize', 'queue', 'first_token', 'stream']) expect(names, n).toContain(n);
+    // Every child lies inside the request span, and the phases come in order.
+    for (const c of children) {
+      expect(c.startNs >= root.startNs && c.endNs <= root.endNs, `${c.name} ${c.startNs - root.startNs} ${c.endNs - root.endNs}`).toBe(true);
+    }
+    const at = (n: string) => children.find((s) => s.name === n)!;
+    expect(at('validation').endNs <= at('template').startNs).toBe(true);
+    expect(at('template').endNs <= at('tokenize').startNs).toBe(true);
+    expect(at("first_token").endNs <= at("stream").startNs).toBe(true);
+    expect(at("tokenize").endNs <= at("queue").startNs).toBe(true);
+    expect(ms(at('stream'))).toBeGreaterThanOrEqual(0);
+    // The engine's own queue time is the queue span's length.
+    expect(Math.abs(ms(at('queue')) - (root.attributes['gen_ai.latency.time_in_queue'] as number) * 1000)).toBeLessThan(1);
+  });
+
+  it('a request without traceparent starts its own trace; a 400 is traced with its status', async () => {
+    const before = otlp.spans.length;
+    const res = await post('/v1/chat/completions', { model: rig.model, messages: [{ role: 'user', content: 'x' }], priority: 'high' });
+    expect(res.status).toBe(400);
+    const spans = await otlp.waitFor((all) => all.slice(before).some((s) => s.name === 'llm_request' && s.attributes['http.response.status_code'] === 400));
+    const root = spans.slice(before).find((s) => s.name === 'llm_request' && s.attributes['http.response.status_code'] === 400)!;
+    expect(root.parentSpanId).toBe('');
+    const validation = spans.find((s) => s.parentSpanId === root.spanId && s.name === 'validation')!;
+    expect(validation.status.code).toBe(2); // ERROR
+    expect(validation.status.message).toBe('priority: must be a number');
   });
 });

@@ -14,6 +14,7 @@ import { anthropicErrorResponse } from './errors.js';
 import type { MessagesMeta } from './message-shape.js';
 import { parseMessagesRequest } from './request.js';
 import { messagesSse } from './sse.js';
+import { tracePhase } from '../../tracing/request-trace.js';
 
 /** Every PipelineError becomes Anthropic's error envelope (with the request id, as Anthropic sends). */
 function withAnthropicErrors(handle: (call: InferenceCall) => Promise<Response>): InferenceHandler {
@@ -29,7 +30,8 @@ function withAnthropicErrors(handle: (call: InferenceCall) => Promise<Response>)
 
 export function createMessagesHandler(): InferenceHandler {
   return withAnthropicErrors(async (call) => {
-    const req = parseMessagesRequest(await readJsonBody(call.request));
+    const body = await readJsonBody(call.request);
+    const req = tracePhase('validation', () => parseMessagesRequest(body));
     const prepared = await prepareChat(call.services, req, call.requestId);
     const meta: MessagesMeta = { id: prepared.id, model: prepared.model };
     return respond(call, prepared, {

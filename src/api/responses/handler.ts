@@ -8,10 +8,12 @@ import { openaiErrorResponse } from '../openai/errors.js';
 import { parseResponsesRequest } from './request.js';
 import { responseJson, responseSse } from './respond.js';
 import type { ResponseMeta } from './response-object.js';
+import { tracePhase } from '../../tracing/request-trace.js';
 
 export function createResponsesHandler(): InferenceHandler {
   return withErrors(openaiErrorResponse, async (call) => {
-    const { chat, echo } = parseResponsesRequest(await readJsonBody(call.request));
+    const body = await readJsonBody(call.request);
+    const { chat, echo } = tracePhase('validation', () => parseResponsesRequest(body));
     const prepared = await prepareChat(call.services, chat, call.requestId);
     const meta: ResponseMeta = {
       responseId: `resp_${uuidv7().replaceAll('-', '')}`,

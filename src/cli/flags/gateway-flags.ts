@@ -171,6 +171,15 @@ export const GATEWAY_FLAGS: readonly FlagDef[] = [
     name: 'log-dir', key: 'logDir', type: 'string', applies: BOTH, group: 'Logging', metavar: '<DIR>',
     describe: 'Also write the log to a daily file <DIR>/smg.<YYYY-MM-DD> (created if missing)',
   },
+  {
+    name: 'otlp-traces-endpoint', key: 'otlpTracesEndpoint', type: 'string', applies: BOTH, group: 'Logging', metavar: '<URL>',
+    describe:
+      "OpenTelemetry: send a span per inference request (children: validation, template, tokenize, queue, first_token, stream) over OTLP/HTTP protobuf to this URL or host:port; a URL without a path gets /v1/traces. Setting it turns tracing on; a W3C traceparent on the request is the parent [default: tracing off]",
+  },
+  {
+    name: 'enable-trace', key: 'enableTrace', type: 'bool', applies: BOTH, group: 'Logging',
+    describe: 'OpenTelemetry tracing on (SMG spelling); without --otlp-traces-endpoint spans go to http://localhost:4318/v1/traces',
+  },
   // ---- Tuning
   {
     name: 'zmq-stage-timeout-secs', key: 'zmqStageTimeoutSecs', type: 'number', applies: BOTH, group: 'Tuning', metavar: '<SECS>', range: 'positive',

@@ -9,6 +9,7 @@ import { closeSignal } from '../close-signal.js';
 import { rawResponse } from '../raw-response.js';
 import type { AppEnv } from '../middleware/env.js';
 import { INFERENCE_PATHS, type InferenceEndpoint } from '../../api/types.js';
+import { runWithTrace, startRequestTrace } from '../../tracing/request-trace.js';
 
 /** Always routed (501 until the pipeline is plugged in); the others exist only with a handler. */
 const ALWAYS: readonly InferenceEndpoint[] = ['chat_completions', 'completions'];
@@ -23,14 +24,28 @@ export function registerInferenceRoutes(app: Hono<AppEnv>, ctx: GatewayContext):
         return gatewayError(501, 'not_implemented', `${path} is not available: no request pipeline is configured`);
       }
       const outgoing = c.env?.outgoing;
-      return handler({
+      const call = {
         request: c.req.raw,
         raw: outgoing ? rawResponse(outgoing) : undefined,
         requestId: c.get('requestId'),
         // Node: a light close signal; under app.request() the web Request's own.
         signal: outgoing ? closeSignal(outgoing) : c.req.raw.signal,
         services: ctx.servicesFor(c.req.raw.headers),
-      });
+      };
+      // Null unless --otlp-traces-endpoint / --enable-trace: then the handler runs as it always does.
+      const trace = startRequestTrace(c.req.raw.headers, { 'http.request.method': 'POST', 'url.path': path, 'smg.request_id': call.requestId });
+      if (!trace) return handler(call);
+      try {
+        const res = await runWithTrace(trace, () => handler(call));
+        // A generation ends the trace after its last byte; anything else ends with the handler.
+        if (!trace.deferred) trace.end(res.status);
+        else trace.set({ 'http.response.status_code': outgoing?.statusCode ?? res.status });
+        return res;
+      } catch (err) {
+        trace.fail(err instanceof Error ? err.message : String(err));
+        trace.end(500);
+        throw err;
+      }
     });
   }
 }
