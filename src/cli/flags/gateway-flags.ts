@@ -107,7 +107,7 @@ export const GATEWAY_FLAGS: readonly FlagDef[] = [
   },
   {
     name: 'allowed-methods', key: 'corsAllowedMethods', type: 'list', applies: BOTH, group: 'Server', metavar: '<METHOD>...',
-    describe: 'CORS: methods a preflight may ask for, or * [default: GET POST PATCH DELETE OPTIONS]',
+    describe: 'CORS: methods a preflight may ask for, or * [default: GET POST PUT PATCH DELETE OPTIONS]',
   },
   {
     name: 'allowed-headers', key: 'corsAllowedHeaders', type: 'list', applies: BOTH, group: 'Server', metavar: '<HEADER>...',

@@ -29,10 +29,10 @@ export interface CorsPolicy {
 }
 
 /**
- * SMG's method list for explicit origins (server.rs); every route of this gateway uses one of them.
- * vLLM's default is `*`; `--allowed-methods` sets another list.
+ * SMG's method list for explicit origins (server.rs), plus PUT, which this gateway's workers API
+ * takes (`PUT /workers/{id}`). vLLM's default is `*`; `--allowed-methods` sets another list.
  */
-const SMG_METHODS = ['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS'];
+const DEFAULT_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 const MAX_AGE_SECS = 3600;
 
 export class CorsConfigError extends Error {
@@ -77,7 +77,7 @@ export function corsPolicyOf(cfg: CorsSettings): CorsPolicy | null {
   }
   return {
     origins: origins.includes('*') ? '*' : new Set(origins),
-    methods: methods.includes('*') ? '*' : new Set((methods.length > 0 ? methods : SMG_METHODS).map((m) => m.toUpperCase())),
+    methods: methods.includes('*') ? '*' : new Set((methods.length > 0 ? methods : DEFAULT_METHODS).map((m) => m.toUpperCase())),
     // SMG allows only Content-Type and Authorization for explicit origins. That breaks the official
     // SDKs in a browser (openai sends x-stainless-*, anthropic x-api-key / anthropic-version), so
     // without --allowed-headers any requested header is allowed, which is vLLM's default (`*`).
