@@ -6,6 +6,7 @@
  * fixed handful of series per model × engine, and the `vllm:` prefix cannot collide with `smg_`.
  *
  * Names, help texts, label names and bucket boundaries are vLLM's (vllm/v1/metrics/loggers.py).
+ * The per-request series use fast-metrics.ts (an inter-token observation per generated token).
  * Counters carry `_total` in the name: Python's prometheus_client appends it on exposition, so
  * `vllm:prompt_tokens` is scraped as `vllm:prompt_tokens_total`, which is what dashboards query.
  *
@@ -17,7 +18,8 @@
  *   read from the workers at scrape time; they add a `worker` label so two workers' rank 0 do not
  *   collide (vLLM has one engine set per process and needs none).
  */
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from 'prom-client';
+import { FastCounter as RequestCounter, FastHistogram as Histogram } from './fast-metrics.js';
 import type { VllmMetrics, VllmTokenHistograms } from '../pipeline/vllm-metrics.js';
 import type { Worker } from '../workers/worker.js';
 
@@ -50,9 +52,9 @@ export function defineVllmMetrics(registers: Registry[], workers: () => readonly
     queueTime: new Histogram({
       name: 'vllm:request_queue_time_seconds', help: 'Histogram of time spent in WAITING phase for request.', labelNames: LABELS, buckets: REQUEST_LATENCY_BUCKETS, registers,
     }),
-    promptTokens: new Counter({ name: 'vllm:prompt_tokens_total', help: 'Number of prefill tokens processed.', labelNames: LABELS, registers }),
-    generationTokens: new Counter({ name: 'vllm:generation_tokens_total', help: 'Number of generation tokens processed.', labelNames: LABELS, registers }),
-    success: new Counter({
+    promptTokens: new RequestCounter({ name: 'vllm:prompt_tokens_total', help: 'Number of prefill tokens processed.', labelNames: LABELS, registers }),
+    generationTokens: new RequestCounter({ name: 'vllm:generation_tokens_total', help: 'Number of generation tokens processed.', labelNames: LABELS, registers }),
+    success: new RequestCounter({
       name: 'vllm:request_success_total', help: 'Count of successfully processed requests.', labelNames: [...LABELS, 'finished_reason'], registers,
     }),
     paramsN: new Histogram({ name: 'vllm:request_params_n', help: 'Histogram of the n request parameter.', labelNames: LABELS, buckets: N_BUCKETS, registers }),

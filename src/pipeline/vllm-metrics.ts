@@ -8,39 +8,52 @@
  * (vLLM fans n out into child requests), labelled with vLLM's `model_name` and `engine` (the
  * data-parallel rank that served it).
  */
-import type { Counter, Histogram } from 'prom-client';
-
-type EngineLabels = 'model_name' | 'engine';
+/** A metric's series for one label set, resolved once (gateway/fast-metrics.ts). */
+export interface Observer {
+  observe(value: number): void;
+}
+export interface Incrementer {
+  inc(value?: number): void;
+}
+export interface LabelledHistogram {
+  labels(labels: Record<string, string>): Observer;
+}
+export interface LabelledCounter {
+  labels(labels: Record<string, string>): Incrementer;
+}
 
 /** The metric objects (defined by the gateway's registry, gateway/vllm-metrics.ts). */
 export interface VllmMetrics {
-  readonly ttft: Histogram<EngineLabels>;
-  readonly itl: Histogram<EngineLabels>;
-  readonly e2e: Histogram<EngineLabels>;
-  readonly queueTime: Histogram<EngineLabels>;
-  readonly promptTokens: Counter<EngineLabels>;
-  readonly generationTokens: Counter<EngineLabels>;
-  readonly success: Counter<EngineLabels | 'finished_reason'>;
-  readonly paramsN: Histogram<EngineLabels>;
+  readonly ttft: LabelledHistogram;
+  readonly itl: LabelledHistogram;
+  readonly e2e: LabelledHistogram;
+  readonly queueTime: LabelledHistogram;
+  readonly promptTokens: LabelledCounter;
+  readonly generationTokens: LabelledCounter;
+  /** Labels model_name, engine, finished_reason. */
+  readonly success: LabelledCounter;
+  readonly paramsN: LabelledHistogram;
   /** Token-count histograms; vLLM's 1-2-5 buckets need max_model_len, so they are made on first use. */
   tokenHistograms(maxModelLen: number): VllmTokenHistograms;
 }
 
 export interface VllmTokenHistograms {
-  readonly requestPromptTokens: Histogram<EngineLabels>;
-  readonly requestGenerationTokens: Histogram<EngineLabels>;
-  readonly paramsMaxTokens: Histogram<EngineLabels>;
+  readonly requestPromptTokens: LabelledHistogram;
+  readonly requestGenerationTokens: LabelledHistogram;
+  readonly paramsMaxTokens: LabelledHistogram;
 }
 
 /** The children of one (model, engine), resolved once. */
 interface EngineSeries {
-  ttft: Histogram.Internal<EngineLabels>;
-  itl: Histogram.Internal<EngineLabels>;
-  e2e: Histogram.Internal<EngineLabels>;
-  queueTime: Histogram.Internal<EngineLabels>;
-  promptTokens: Counter.Internal;
-  generationTokens: Counter.Internal;
-  success: Map<string, Counter.Internal>;
+  ttft: Observer;
+  itl: Observer;
+  e2e: Observer;
+  queueTime: Observer;
+  promptTokens: Incrementer;
+  generationTokens: Incrementer;
+  paramsN: Observer;
+  success: Map<string, Incrementer>;
+  tokens: { prompt: Observer; generation: Observer; maxTokens: Observer } | null;
   labels: { model_name: string; engine: string };
 }
 
@@ -61,7 +74,9 @@ function seriesFor(m: VllmMetrics, model: string, rank: number): EngineSeries {
     queueTime: m.queueTime.labels(labels),
     promptTokens: m.promptTokens.labels(labels),
     generationTokens: m.generationTokens.labels(labels),
+    paramsN: m.paramsN.labels(labels),
     success: new Map(),
+    tokens: null,
     labels,
   };
   if (cache.size >= MAX_SERIES) cache.clear();
@@ -91,7 +106,7 @@ export class VllmRequestRecorder {
     const series = seriesFor(this.m, this.model, rank);
     this.choices.set(index, { series, lastTokenAt: 0, ended: false });
     // vLLM observes n once per request, on the parent.
-    if (this.choices.size === 1) this.m.paramsN.observe(series.labels, this.sampling.n);
+    if (this.choices.size === 1) series.paramsN.observe(this.sampling.n);
   }
 
   /** An engine output for choice `index` with `newTokens` tokens (queue time when the engine sent it). */
@@ -133,10 +148,13 @@ export class VllmRequestRecorder {
     if (!child) s.success.set(finished, (child = this.m.success.labels({ ...s.labels, finished_reason: finished })));
     child.inc();
     if (this.sampling.maxModelLen > 0) {
-      const h = this.m.tokenHistograms(this.sampling.maxModelLen);
-      h.requestPromptTokens.observe(s.labels, promptTokens);
-      h.requestGenerationTokens.observe(s.labels, completionTokens);
-      h.paramsMaxTokens.observe(s.labels, this.sampling.maxTokens);
+      if (s.tokens === null) {
+        const h = this.m.tokenHistograms(this.sampling.maxModelLen);
+        s.tokens = { prompt: h.requestPromptTokens.labels(s.labels), generation: h.requestGenerationTokens.labels(s.labels), maxTokens: h.paramsMaxTokens.labels(s.labels) };
+      }
+      s.tokens.prompt.observe(promptTokens);
+      s.tokens.generation.observe(completionTokens);
+      s.tokens.maxTokens.observe(this.sampling.maxTokens);
     }
   }
 }

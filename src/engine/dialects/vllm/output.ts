@@ -200,14 +200,31 @@ function readLoad(cur: MsgpackCursor): EngineLoad {
   return load;
 }
 
-/** `prefix_cache_stats` {reset, requests, queries, hits, preempted_*}: the step's queries and hits. */
+const PREFIX_KEYS = ['queries', 'hits'].map((k) => Buffer.from(k, 'utf8'));
+
+/**
+ * `prefix_cache_stats` {reset, requests, queries, hits, preempted_*}: the step's queries and hits,
+ * read in place (it comes with every engine step); anything else in it is skipped.
+ */
 function readPrefixStats(cur: MsgpackCursor, load: EngineLoad): void {
-  const v = cur.value('scheduler_stats.prefix_cache_stats');
-  if (v === null || typeof v !== 'object' || Array.isArray(v)) return;
-  const { queries, hits } = v as { queries?: unknown; hits?: unknown };
-  // Zero adds nothing to the totals: left absent, so a step without cache traffic decodes as before.
-  if (typeof queries === 'number' && queries > 0) load.prefixQueries = queries;
-  if (typeof hits === 'number' && hits > 0) load.prefixHits = hits;
+  // Metrics only: a shape this reader does not know is skipped, never a decode failure.
+  if (!cur.isMap()) {
+    cur.skip();
+    return;
+  }
+  const n = cur.mapLength('scheduler_stats.prefix_cache_stats');
+  for (let i = 0; i < n; i++) {
+    const k = cur.keyIndex(PREFIX_KEYS, 'scheduler_stats.prefix_cache_stats');
+    if (k === -1 || cur.nil()) {
+      if (k === -1) cur.skip();
+      continue;
+    }
+    const v = cur.number(k === 0 ? 'prefix_cache_stats.queries' : 'prefix_cache_stats.hits');
+    // Zero adds nothing to the totals: left absent, so a step without cache traffic decodes as before.
+    if (v <= 0) continue;
+    if (k === 0) load.prefixQueries = v;
+    else load.prefixHits = v;
+  }
 }
 
 /** UtilityOutput `[call_id, failure_message, result]`, result = `[type_tag(nil), value]` or nil. */
