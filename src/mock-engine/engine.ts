@@ -83,6 +83,7 @@ export class MockEngine extends MockProcess<MockRank> implements RankHost {
       numGpuBlocks: a.numGpuBlocks,
       logStats: this.logStats,
       prefixCaching: a.enablePrefixCaching,
+      priorityScheduling: a.schedulingPolicy === 'priority',
     };
     this.ranks = rankIds.map(
       (rank, i) =>

@@ -24,6 +24,11 @@ export interface SchedulerConfig {
    * send one prompt twice keep seeing cached_tokens 0.
    */
   prefixCaching?: boolean;
+  /**
+   * vLLM's `--scheduling-policy priority`: the waiting queue is ordered by (priority, arrival),
+   * lower first (vllm/v1/core/sched/request_queue.py). Without it FCFS ignores priority.
+   */
+  priorityScheduling?: boolean;
 }
 
 export type PrefillStats = WirePrefillStats;
@@ -90,7 +95,16 @@ export class RankScheduler {
   }
 
   add(req: MockRequest, now: number): void {
-    this.waiting.push({ ...toLive(req, now), prefillTarget: req.prompt.length });
+    const live: Running = { ...toLive(req, now), prefillTarget: req.prompt.length };
+    if (!this.cfg.priorityScheduling) {
+      this.waiting.push(live);
+      return;
+    }
+    // After every waiting request of the same or a lower value: arrival breaks ties.
+    const p = req.priority ?? 0;
+    const at = this.waiting.findIndex((w) => (w.priority ?? 0) > p);
+    if (at === -1) this.waiting.push(live);
+    else this.waiting.splice(at, 0, live);
   }
 
   /** Removes the ids that are live; unknown ids are no-ops, like vLLM. */

@@ -68,6 +68,31 @@ describe('request priority reaches the engine', () => {
   });
 });
 
+describe('priority under a priority-scheduling engine', () => {
+  // One running request at a time, 20 ms per token: the next two wait in the engine's queue.
+  let slow: Rig;
+  beforeAll(async () => {
+    slow = await startRig({ engineArgs: ['--scheduling-policy', 'priority', '--max-num-seqs', '1', '--mock-token-delay-ms', '20'] });
+  });
+  afterAll(async () => {
+    await slow?.stop();
+  });
+
+  it('the engine runs the lower priority value first, whatever the arrival order', async () => {
+    const ask = (rid: string, priority: number, max_tokens: number) =>
+      slow.openai.chat.completions.create({ model: slow.model, messages: [{ role: 'user', content: 'hi' }], max_tokens, rid, priority } as never);
+    const [a, b, c] = [uniqueRid('busy'), uniqueRid('later'), uniqueRid('urgent')];
+    const first = ask(a, 0, 12);
+    await waitForEngineLine(slow, 'request added', a);
+    const later = ask(b, 5, 2);
+    await waitForEngineLine(slow, 'request added', b);
+    const urgent = ask(c, -5, 2);
+    await Promise.all([first, later, urgent]);
+    const finished = slow.engine.lines.filter((l) => l.includes('request finished:')).map((l) => [a, b, c].find((id) => l.includes(id)));
+    expect(finished.filter(Boolean)).toEqual([a, c, b]);
+  });
+});
+
 describe('CORS', () => {
   const preflight = (origin: string, method = 'POST', headers = 'authorization, content-type, x-stainless-os') =>
     fetch(`${rig.baseURL}/chat/completions`, {
