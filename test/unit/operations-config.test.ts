@@ -9,6 +9,7 @@ import { createGatewayContext } from '../../src/gateway/context.js';
 import { corsPolicyOf, expandCorsList } from '../../src/gateway/middleware/cors-policy.js';
 import { validateGatewayConfig } from '../../src/gateway/validate-config.js';
 import { parseLaunchArgv } from '../../src/cli/launch/args.js';
+import { buildGatewayConfig, toLaunchArgv } from '../../src/cli/serve/gateway-config.js';
 import { otlpTracesUrl } from '../../src/tracing/endpoint.js';
 import { currentTrace, tracePhase, traceHeadersForUpstream } from '../../src/tracing/request-trace.js';
 import { FakeConnector } from '../support/fake-engine.js';
@@ -81,5 +82,22 @@ describe('tracing settings', () => {
       throw new Error('boom');
     })).toThrow('boom');
     expect(traceHeadersForUpstream()).toEqual({});
+  });
+});
+
+describe('smg serve', () => {
+  const serve = (engineArgs: string[], router: Record<string, string | true> = {}) =>
+    buildGatewayConfig(
+      { backend: 'vllm', host: '127.0.0.1', port: 8080, replicas: 1, model: 'org/m', engineArgs: ['--model', 'org/m', ...engineArgs], engineDataParallelSize: 1, router },
+      ['ipc:///tmp/smg-ops/engine-0'],
+    ).config;
+
+  it("takes vLLM's CORS and tracing flags from a vllm serve command line (the §2.2 fallback), --router-* first", () => {
+    const cfg = launch(toLaunchArgv(serve(['--allowed-origins', '["http://app"]', '--allowed-headers', '["content-type"]', '--otlp-traces-endpoint', 'http://c:4318'])));
+    expect(corsPolicyOf(cfg)).toMatchObject({ origins: new Set(['http://app']), headers: new Set(['content-type']) });
+    expect(cfg.otlpTracesEndpoint).toBe('http://c:4318');
+    const routed = launch(toLaunchArgv(serve(['--allowed-origins', '["http://app"]'], { 'cors-allowed-origins': 'http://router' })));
+    expect(corsPolicyOf(routed)!.origins).toEqual(new Set(['http://router']));
+    expect(corsPolicyOf(launch(toLaunchArgv(serve([]))))).toBeNull();
   });
 });
