@@ -161,3 +161,21 @@ export function tracePhase<T>(name: string, fn: () => T): T {
 export function traceHeadersForUpstream(): Record<string, string> {
   return currentTrace()?.headers() ?? {};
 }
+
+/**
+ * The trace headers to send upstream for a request that came with `incoming` headers: this
+ * gateway's span as the parent while tracing is on, else the client's own `traceparent` /
+ * `tracestate` unchanged, so a trace is never cut at the gateway either way.
+ */
+export function forwardTraceHeaders(incoming: Headers): Record<string, string> {
+  const t = currentTrace();
+  if (t) return t.headers();
+  const out: Record<string, string> = {};
+  const parent = incoming.get('traceparent');
+  if (parent !== null) {
+    out.traceparent = parent;
+    const state = incoming.get('tracestate');
+    if (state !== null) out.tracestate = state;
+  }
+  return out;
+}

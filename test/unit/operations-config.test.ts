@@ -11,7 +11,9 @@ import { validateGatewayConfig } from '../../src/gateway/validate-config.js';
 import { parseLaunchArgv } from '../../src/cli/launch/args.js';
 import { buildGatewayConfig, toLaunchArgv } from '../../src/cli/serve/gateway-config.js';
 import { otlpTracesUrl } from '../../src/tracing/endpoint.js';
-import { currentTrace, tracePhase, traceHeadersForUpstream } from '../../src/tracing/request-trace.js';
+import { currentTrace, forwardTraceHeaders, runWithTrace, startRequestTrace, tracePhase, traceHeadersForUpstream } from '../../src/tracing/request-trace.js';
+import { startTracing } from '../../src/tracing/tracer.js';
+import { startOtlpReceiver } from '../support/otlp-receiver.js';
 import { FakeConnector } from '../support/fake-engine.js';
 import { captureLogger } from '../support/log-capture.js';
 
@@ -99,5 +101,37 @@ describe('smg serve', () => {
     const routed = launch(toLaunchArgv(serve(['--allowed-origins', '["http://app"]'], { 'cors-allowed-origins': 'http://router' })));
     expect(corsPolicyOf(routed)!.origins).toEqual(new Set(['http://router']));
     expect(corsPolicyOf(launch(toLaunchArgv(serve([]))))).toBeNull();
+  });
+});
+
+describe('trace headers for an HTTP hop (src/forward/)', () => {
+  const incoming = new Headers({ traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01', tracestate: 'vendor=x' });
+
+  it('off: the client\'s traceparent and tracestate pass on unchanged', () => {
+    expect(forwardTraceHeaders(incoming)).toEqual({ traceparent: incoming.get('traceparent'), tracestate: 'vendor=x' });
+    expect(forwardTraceHeaders(new Headers())).toEqual({});
+  });
+
+  it('on: the gateway\'s request span becomes the parent, in the caller\'s trace', async () => {
+    const otlp = await startOtlpReceiver();
+    const tracing = (await startTracing({ enableTrace: false, otlpTracesEndpoint: otlp.url }, captureLogger().logger))!;
+    try {
+      const t = startRequestTrace(incoming, {})!;
+      const sent = runWithTrace(t, () => forwardTraceHeaders(incoming));
+      const [, traceId, spanId, flags] = sent.traceparent.split('-');
+      expect(traceId).toBe('4bf92f3577b34da6a3ce929d0e0e4736');
+      expect(spanId).toBe(t.root.spanContext().spanId);
+      expect(spanId).not.toBe('00f067aa0ba902b7');
+      expect(flags).toBe('01');
+      expect(sent.tracestate).toBe('vendor=x');
+      expect(runWithTrace(t, () => traceHeadersForUpstream())).toEqual(sent);
+      t.end(200);
+      await tracing.flush();
+      const [root] = await otlp.waitFor((s) => s.length > 0);
+      expect([root.name, root.spanId, root.parentSpanId]).toEqual(['llm_request', spanId, '00f067aa0ba902b7']);
+    } finally {
+      await tracing.shutdown();
+      await otlp.close();
+    }
   });
 });
