@@ -72,7 +72,9 @@ export function startGeneration(
     );
     return { abort: () => generation.abort(), done };
   } catch (err) {
-    done();
+    untrack();
+    // The route ends the request span with the error response's status.
+    traced?.notStarted(err);
     metrics.failedToStart(err);
     throw submitError(err);
   }

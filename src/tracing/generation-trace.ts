@@ -37,7 +37,7 @@ export class GenerationTrace {
     private readonly t: RequestTrace,
     facts: GenerationFacts,
   ) {
-    t.deferred = true;
+    t.hold();
     this.arrivedPerf = t.startedPerf;
     t.set({
       'gen_ai.request.id': facts.requestId,
@@ -85,6 +85,13 @@ export class GenerationTrace {
     if (error !== null && error !== undefined) this.t.fail(error instanceof Error ? error.message : String(error));
   }
 
+  /** Submission failed: nothing streams; the request span is left to the route (it knows the status). */
+  notStarted(error: unknown): void {
+    this.ended = true;
+    this.t.fail(error instanceof Error ? error.message : String(error));
+    this.t.release();
+  }
+
   /** The response is complete (last byte written) or abandoned: close the stream and the request. */
   responseDone(): void {
     if (this.ended) return;
@@ -98,6 +105,6 @@ export class GenerationTrace {
       // From the request's arrival, as vLLM's e2e (TTFT above counts from the engine submit).
       'gen_ai.latency.e2e': (performance.now() - this.arrivedPerf) / 1000,
     });
-    this.t.end();
+    this.t.release();
   }
 }

@@ -51,8 +51,9 @@ export class RequestTrace {
   readonly startedPerf = performance.now();
   private readonly ctx: Context;
   private ended = false;
-  /** Set when a generation ends the trace itself (after the last byte), not the route. */
-  deferred = false;
+  /** Parties that must let go before the span ends: the route's handler, and a generation. */
+  private holders = 1;
+  private status: number | undefined;
 
   constructor(name: string, parent: Context, attributes: Attributes) {
     const tracer = activeTracer();
@@ -79,12 +80,27 @@ export class RequestTrace {
     if (!this.ended) this.root.setStatus({ code: SpanStatusCode.ERROR, message });
   }
 
-  /** Ends the request span; later calls do nothing. */
-  end(status?: number): void {
+  /** A generation holds the span open until its response's last byte (see `release`). */
+  hold(): void {
+    this.holders++;
+  }
+
+  /**
+   * One holder is done (`status`: the HTTP status, when this holder knows it). The span ends when
+   * the last lets go: the handler returns before a stream's last byte, a JSON answer after its
+   * generation ended; either way the span covers both and carries the status.
+   */
+  release(status?: number): void {
+    if (status !== undefined) this.status = status;
+    if (--this.holders > 0) return;
+    this.end();
+  }
+
+  private end(): void {
     if (this.ended) return;
-    if (status !== undefined) {
-      this.root.setAttribute('http.response.status_code', status);
-      if (status >= 500) this.root.setStatus({ code: SpanStatusCode.ERROR });
+    if (this.status !== undefined) {
+      this.root.setAttribute('http.response.status_code', this.status);
+      if (this.status >= 500) this.root.setStatus({ code: SpanStatusCode.ERROR });
     }
     this.ended = true;
     this.root.end(spanTime(performance.now()));

@@ -275,6 +275,18 @@ describe('OpenTelemetry traces', () => {
     expect(Math.abs(ms(at('queue')) - (root.attributes['gen_ai.latency.time_in_queue'] as number) * 1000)).toBeLessThan(1);
   });
 
+  it('a JSON (non-streamed) completion is traced with its status and usage once the answer is complete', async () => {
+    const rid = uniqueRid('trace-json');
+    const res = await post('/v1/completions', { model: rig.model, prompt: 'Trace me too', max_tokens: 4, rid });
+    expect(res.status).toBe(200);
+    await res.json();
+    const spans = await otlp.waitFor((all) => all.some((s) => s.name === 'llm_request' && s.attributes['gen_ai.request.id'] === rid));
+    const root = spans.find((s) => s.name === 'llm_request' && s.attributes['gen_ai.request.id'] === rid)!;
+    expect(root.attributes).toMatchObject({ 'url.path': '/v1/completions', 'http.response.status_code': 200, 'gen_ai.usage.completion_tokens': 4 });
+    const names = spans.filter((s) => s.parentSpanId === root.spanId).map((s) => s.name).sort();
+    expect(names).toEqual(['first_token', 'queue', 'stream', 'tokenize', 'validation']);
+  });
+
   it('a request without traceparent starts its own trace; a 400 is traced with its status', async () => {
     const before = otlp.spans.length;
     const res = await post('/v1/chat/completions', { model: rig.model, messages: [{ role: 'user', content: 'x' }], priority: 'high' });

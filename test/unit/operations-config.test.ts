@@ -125,7 +125,7 @@ describe('trace headers for an HTTP hop (src/forward/)', () => {
       expect(flags).toBe('01');
       expect(sent.tracestate).toBe('vendor=x');
       expect(runWithTrace(t, () => traceHeadersForUpstream())).toEqual(sent);
-      t.end(200);
+      t.release(200);
       await tracing.flush();
       const [root] = await otlp.waitFor((s) => s.length > 0);
       expect([root.name, root.spanId, root.parentSpanId]).toEqual(['llm_request', spanId, '00f067aa0ba902b7']);

@@ -37,13 +37,12 @@ export function registerInferenceRoutes(app: Hono<AppEnv>, ctx: GatewayContext):
       if (!trace) return handler(call);
       try {
         const res = await runWithTrace(trace, () => handler(call));
-        // A generation ends the trace after its last byte; anything else ends with the handler.
-        if (!trace.deferred) trace.end(res.status);
-        else trace.set({ 'http.response.status_code': outgoing?.statusCode ?? res.status });
+        // A stream written to the socket has its status there (its Response is only a marker).
+        trace.release(call.raw && res === call.raw.sent ? outgoing?.statusCode : res.status);
         return res;
       } catch (err) {
         trace.fail(err instanceof Error ? err.message : String(err));
-        trace.end(500);
+        trace.release(500);
         throw err;
       }
     });
