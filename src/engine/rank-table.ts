@@ -88,7 +88,8 @@ export class RankTable {
     this.holder.delete(id);
     slot.inFlight.delete(id);
     if (slot.inFlight.size === 0 && slot.load) {
-      slot.load = { numRunning: 0, numWaiting: 0, kvCacheUsage: slot.load.kvCacheUsage };
+      // The decoder's shape (prefix counters declared): rankScore sees one kind of load object.
+      slot.load = { numRunning: 0, numWaiting: 0, kvCacheUsage: slot.load.kvCacheUsage, prefixQueries: undefined, prefixHits: undefined };
     }
     return slot.rank;
   }

@@ -118,7 +118,7 @@ function decodeOne(cur: MsgpackCursor, frames: readonly Buffer[], known: IdTable
     if (err instanceof WireDecodeError) throw new WireDecodeError(`${requestId}: ${err.message}`);
     throw err;
   }
-  const out: RequestOutput = {
+  return {
     requestId,
     newTokenIds,
     finish,
@@ -128,12 +128,9 @@ function decodeOne(cur: MsgpackCursor, frames: readonly Buffer[], known: IdTable
     errorMessage: null,
     // vLLM appends the token that matched (EOS or a stop_token_ids id) before finishing STOP.
     endsWithStopToken: finish === 'stop' && newTokenIds.length > 0,
+    // Always present (undefined without events): every output keeps one shape on the hot path.
+    queuedSecs: events === null ? undefined : (queuedSecs(events) ?? undefined),
   };
-  if (events !== null) {
-    const queued = queuedSecs(events);
-    if (queued !== null) out.queuedSecs = queued;
-  }
-  return out;
 }
 
 const EVENT_QUEUED = 1;
@@ -180,7 +177,8 @@ const LOAD_LABELS = LOAD_NAMES.map((k) => `scheduler_stats.${k}`);
  * picked out in place; the rest is skipped undecoded. Missing counters read as 0.
  */
 function readLoad(cur: MsgpackCursor): EngineLoad {
-  const load: EngineLoad = { numRunning: 0, numWaiting: 0, kvCacheUsage: 0 };
+  // The prefix counters stay undefined unless non-zero, but are declared here: one object shape.
+  const load: EngineLoad = { numRunning: 0, numWaiting: 0, kvCacheUsage: 0, prefixQueries: undefined, prefixHits: undefined };
   const n = cur.mapLength('scheduler_stats');
   for (let i = 0; i < n; i++) {
     const k = cur.keyIndex(LOAD_KEYS, 'scheduler_stats');
