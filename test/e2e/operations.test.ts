@@ -22,8 +22,9 @@ beforeAll(async () => {
       // No path: the gateway adds OTLP/HTTP's /v1/traces.
       '--otlp-traces-endpoint', otlp.url,
     ],
-    // The mock simulates vLLM's prefix cache only when asked, as vLLM's flag spells it.
-    engineArgs: ['--enable-prefix-caching'],
+    // vLLM's flags: the mock simulates the prefix cache only when asked; a priority scheduler
+    // running one request at a time at 20 ms a token lets requests queue in the engine.
+    engineArgs: ['--enable-prefix-caching', '--scheduling-policy', 'priority', '--max-num-seqs', '1', '--mock-token-delay-ms', '20'],
   });
 });
 afterAll(async () => {
@@ -69,26 +70,18 @@ describe('request priority reaches the engine', () => {
 });
 
 describe('priority under a priority-scheduling engine', () => {
-  // One running request at a time, 20 ms per token: the next two wait in the engine's queue.
-  let slow: Rig;
-  beforeAll(async () => {
-    slow = await startRig({ engineArgs: ['--scheduling-policy', 'priority', '--max-num-seqs', '1', '--mock-token-delay-ms', '20'] });
-  });
-  afterAll(async () => {
-    await slow?.stop();
-  });
-
   it('the engine runs the lower priority value first, whatever the arrival order', async () => {
+    // The rig's engine runs one request at a time at 20 ms a token: the next two wait in its queue.
     const ask = (rid: string, priority: number, max_tokens: number) =>
-      slow.openai.chat.completions.create({ model: slow.model, messages: [{ role: 'user', content: 'hi' }], max_tokens, rid, priority } as never);
+      rig.openai.chat.completions.create({ model: rig.model, messages: [{ role: 'user', content: 'hi' }], max_tokens, rid, priority } as never);
     const [a, b, c] = [uniqueRid('busy'), uniqueRid('later'), uniqueRid('urgent')];
     const first = ask(a, 0, 12);
-    await waitForEngineLine(slow, 'request added', a);
+    await waitForEngineLine(rig, 'request added', a);
     const later = ask(b, 5, 2);
-    await waitForEngineLine(slow, 'request added', b);
+    await waitForEngineLine(rig, 'request added', b);
     const urgent = ask(c, -5, 2);
     await Promise.all([first, later, urgent]);
-    const finished = slow.engine.lines.filter((l) => l.includes('request finished:')).map((l) => [a, b, c].find((id) => l.includes(id)));
+    const finished = rig.engine.lines.filter((l) => l.includes('request finished:')).map((l) => [a, b, c].find((id) => l.includes(id)));
     expect(finished.filter(Boolean)).toEqual([a, c, b]);
   });
 });
