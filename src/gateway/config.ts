@@ -78,6 +78,8 @@ export interface GatewayConfig {
   /** OpenTelemetry (src/tracing/): on with an endpoint (vLLM) or with enableTrace (SMG). */
   enableTrace: boolean;
   otlpTracesEndpoint: string | null;
+  /** vLLM's metric names beside SMG's (gateway/vllm-metrics.ts) are on unless this is set. */
+  disableVllmMetrics: boolean;
 }
 
 export function defaultGatewayConfig(): GatewayConfig {
@@ -134,6 +136,7 @@ export function defaultGatewayConfig(): GatewayConfig {
     corsAllowCredentials: false,
     enableTrace: false,
     otlpTracesEndpoint: null,
+    disableVllmMetrics: false,
   };
 }
 

@@ -37,7 +37,7 @@ export class GatewayMetrics implements WorkerMetricsSink {
   readonly workerErrors: Counter<'worker_type' | 'connection_mode' | 'runtime' | 'error_type'>;
   private readonly removedWorkers = new Map<string, string>();
 
-  constructor(workers: () => readonly Worker[], opts: { defaultMetrics?: boolean } = {}) {
+  constructor(workers: () => readonly Worker[], opts: { defaultMetrics?: boolean; vllmMetrics?: boolean } = {}) {
     const registers = [this.registry];
     this.httpRequests = new Counter({ name: 'smg_http_requests_total', help: 'HTTP requests received', labelNames: ['method', 'path'], registers });
     this.httpDuration = new Histogram({ name: 'smg_http_request_duration_seconds', help: 'HTTP request duration until the response head', labelNames: ['method', 'path'], buckets: DURATION_BUCKETS, registers });
@@ -57,7 +57,7 @@ export class GatewayMetrics implements WorkerMetricsSink {
       // SMG labels ZMQ traffic router_type="grpc", connection_mode="grpc" (it rides the gRPC
       // pipeline); here ZMQ is the only transport, so the label says what it is.
       fixedLabels: { router_type: 'grpc', connection_mode: ZMQ },
-      vllm: defineVllmMetrics(registers, workers),
+      vllm: opts.vllmMetrics === false ? undefined : defineVllmMetrics(registers, workers),
     };
 
     this.selection = new Counter({ name: 'smg_worker_selection_total', help: 'Worker selections by policy', labelNames: ['worker_type', 'connection_mode', 'model', 'policy', 'runtime'], registers });

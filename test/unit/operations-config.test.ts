@@ -3,7 +3,7 @@
  * the OTLP endpoint rules, and CORS staying off unless an origin is named.
  */
 import { describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/gateway/app.js';
+import { buildApp, buildMetricsApp } from '../../src/gateway/app.js';
 import { defaultGatewayConfig } from '../../src/gateway/config.js';
 import { createGatewayContext } from '../../src/gateway/context.js';
 import { corsPolicyOf, expandCorsList } from '../../src/gateway/middleware/cors-policy.js';
@@ -14,6 +14,7 @@ import { otlpTracesUrl } from '../../src/tracing/endpoint.js';
 import { currentTrace, forwardTraceHeaders, runWithTrace, startRequestTrace, tracePhase, traceHeadersForUpstream } from '../../src/tracing/request-trace.js';
 import { startTracing } from '../../src/tracing/tracer.js';
 import { startOtlpReceiver } from '../support/otlp-receiver.js';
+import { promtoolProblems } from '../support/promtool.js';
 import { FakeConnector } from '../support/fake-engine.js';
 import { captureLogger } from '../support/log-capture.js';
 
@@ -133,5 +134,25 @@ describe('trace headers for an HTTP hop (src/forward/)', () => {
       await tracing.shutdown();
       await otlp.close();
     }
+  });
+});
+
+describe("vLLM's metric names", () => {
+  const exposition = async (over: Partial<ReturnType<typeof defaultGatewayConfig>>) => {
+    const ctx = createGatewayContext({ ...defaultGatewayConfig(), modelPath: 'm', ...over }, { logger: captureLogger().logger, connect: new FakeConnector().connect });
+    const text = await (await buildMetricsApp(ctx).request('/metrics')).text();
+    await ctx.workers.close();
+    return text;
+  };
+
+  it('are on by default; --disable-vllm-metrics leaves SMG\'s alone, which promtool passes as it is', async () => {
+    expect(launch([]).disableVllmMetrics).toBe(false);
+    expect(launch(['--disable-vllm-metrics']).disableVllmMetrics).toBe(true);
+    expect(await exposition({})).toContain('# TYPE vllm:time_to_first_token_seconds histogram');
+    const smgOnly = await exposition({ disableVllmMetrics: true });
+    expect(smgOnly).not.toContain('vllm:');
+    expect(smgOnly).toContain('# TYPE smg_router_ttft_seconds histogram');
+    const lint = promtoolProblems(smgOnly);
+    if (lint) expect(lint).toEqual({ problems: [], vllmColonNames: 0 });
   });
 });

@@ -98,6 +98,10 @@ export const GATEWAY_FLAGS: readonly FlagDef[] = [
   { name: 'host', key: 'host', type: 'string', applies: LAUNCH_ONLY, group: 'Server', metavar: '<HOST>', describe: 'Listen host' },
   { name: 'port', key: 'port', type: 'int', applies: LAUNCH_ONLY, group: 'Server', metavar: '<PORT>', describe: 'Listen port' },
   { name: 'prometheus-host', key: 'prometheusHost', type: 'string', applies: BOTH, group: 'Server', metavar: '<HOST>', describe: 'Metrics listen host' },
+  {
+    name: 'disable-vllm-metrics', key: 'disableVllmMetrics', type: 'bool', applies: BOTH, group: 'Server',
+    describe: "Serve SMG's metric names only: without it /metrics also has vLLM's (vllm:time_to_first_token_seconds, vllm:num_requests_running, …) for vLLM dashboards, whose ':' promtool's naming lint reports",
+  },
   { name: 'prometheus-port', key: 'prometheusPort', type: 'int', applies: BOTH, group: 'Server', metavar: '<PORT>', describe: 'Metrics listen port (GET /metrics)' },
   { name: 'api-key', key: 'apiKey', type: 'string', applies: BOTH, group: 'Server', metavar: '<KEY>', describe: 'Bearer key required on /v1/* and the worker API' },
   {
