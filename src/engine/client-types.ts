@@ -29,6 +29,9 @@ export interface RankState {
   rank: number;
   inFlight: number;
   load: EngineLoad | null;
+  /** Prefix-cache tokens queried / hit since this client connected (sums of the per-step counters). */
+  prefixQueries?: number;
+  prefixHits?: number;
 }
 
 /** Push-mode consumer of a request's chunks: called synchronously as outputs are decoded. */

@@ -11,6 +11,8 @@ interface Slot {
   inFlight: Set<string>;
   /** Reported by the engine; selection never changes it, only idle reset clears the counts. */
   load: EngineLoad | null;
+  prefixQueries: number;
+  prefixHits: number;
 }
 
 /** The score SMG minimises; exported for tests and /workers. */
@@ -31,7 +33,7 @@ export class RankTable {
 
   /** `ranks` in scan order (identity order of the connected engines). */
   constructor(ranks: readonly number[]) {
-    this.slots = ranks.map((rank) => ({ rank, inFlight: new Set<string>(), load: null }));
+    this.slots = ranks.map((rank) => ({ rank, inFlight: new Set<string>(), load: null, prefixQueries: 0, prefixHits: 0 }));
     for (const s of this.slots) this.byRank.set(s.rank, s);
   }
 
@@ -86,7 +88,8 @@ export class RankTable {
     this.holder.delete(id);
     slot.inFlight.delete(id);
     if (slot.inFlight.size === 0 && slot.load) {
-      slot.load = { numRunning: 0, numWaiting: 0, kvCacheUsage: slot.load.kvCacheUsage };
+      // The decoder's shape (prefix counters declared): rankScore sees one kind of load object.
+      slot.load = { numRunning: 0, numWaiting: 0, kvCacheUsage: slot.load.kvCacheUsage, prefixQueries: undefined, prefixHits: undefined };
     }
     return slot.rank;
   }
@@ -98,7 +101,11 @@ export class RankTable {
    */
   storeLoad(rank: number, load: EngineLoad): void {
     const slot = this.byRank.get(rank);
-    if (slot) slot.load = load;
+    if (!slot) return;
+    slot.load = load;
+    // Per-step counters add up here, so a scrape sees totals without a hook per engine message.
+    if (load.prefixQueries) slot.prefixQueries += load.prefixQueries;
+    if (load.prefixHits) slot.prefixHits += load.prefixHits;
   }
 
   inFlightCount(): number {
@@ -106,7 +113,13 @@ export class RankTable {
   }
 
   states(): RankState[] {
-    return this.slots.map((s) => ({ rank: s.rank, inFlight: s.inFlight.size, load: s.load ? { ...s.load } : null }));
+    return this.slots.map((s) => ({
+      rank: s.rank,
+      inFlight: s.inFlight.size,
+      load: s.load ? { ...s.load } : null,
+      prefixQueries: s.prefixQueries,
+      prefixHits: s.prefixHits,
+    }));
   }
 
   /** Client death: every reservation goes; reported loads stay for display. */

@@ -103,12 +103,23 @@ export interface RequestOutput {
    * gateway decides whether to render it (no_stop_trim). Absent when the dialect cannot tell.
    */
   endsWithStopToken?: boolean;
+  /**
+   * Seconds the request waited in the engine's queue (vLLM `events`: SCHEDULED − QUEUED, both on
+   * the engine's clock); on the output that carries the events, absent otherwise.
+   */
+  queuedSecs?: number;
 }
 
 export interface EngineLoad {
   numRunning: number;
   numWaiting: number;
   kvCacheUsage: number;
+  /**
+   * Prefix-cache counters of this one step (vLLM `scheduler_stats.prefix_cache_stats.queries` /
+   * `.hits`, in tokens); absent when the engine does not report them (TokenSpeed).
+   */
+  prefixQueries?: number;
+  prefixHits?: number;
 }
 
 /** What one message on the output socket means, after decoding. */

@@ -8,6 +8,8 @@ import { gatewayError } from './errors.js';
 import { accessLog } from './middleware/access-log.js';
 import { apiKeyAuth } from './middleware/auth.js';
 import { concurrencyLimit } from './middleware/concurrency.js';
+import { cors } from './middleware/cors.js';
+import { corsPolicyOf } from './middleware/cors-policy.js';
 import { drainGate } from './middleware/drain-gate.js';
 import { bodyLimit } from './middleware/body-limit.js';
 import type { AppEnv } from './middleware/env.js';
@@ -35,6 +37,9 @@ export function buildApp(ctx: GatewayContext): Hono<AppEnv> {
   app.use('*', httpAccounting(ctx));
   if (!cfg.disableAccessLog) app.use('*', accessLog(ctx.logger, { logRequests: cfg.logRequests, maxLogLen: cfg.maxLogLen }));
   app.use('*', requestId());
+  // Outside the error envelopes (it must see their final response) and before auth (preflights).
+  const corsPolicy = corsPolicyOf(cfg);
+  if (corsPolicy) app.use('*', cors(corsPolicy));
   // Anthropic clients read every failure on the Messages paths in Anthropic's envelope, the
   // gateway's own refusals (401, 413, 429, 503, …) included.
   for (const p of ANTHROPIC_PATHS) {

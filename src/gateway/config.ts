@@ -85,6 +85,16 @@ export interface GatewayConfig {
   postgresDbUrl: string | null;
   /** Connections in the history pool (SMG's default 16). */
   postgresPoolMax: number;
+  /** CORS (gateway/middleware/cors-policy.ts): no origin = off. Values may be JSON lists (vLLM's form). */
+  corsAllowedOrigins: string[];
+  corsAllowedMethods: string[];
+  corsAllowedHeaders: string[];
+  corsAllowCredentials: boolean;
+  /** OpenTelemetry (src/tracing/): on with an endpoint (vLLM) or with enableTrace (SMG). */
+  enableTrace: boolean;
+  otlpTracesEndpoint: string | null;
+  /** vLLM's metric names beside SMG's (gateway/vllm-metrics.ts) are on unless this is set. */
+  disableVllmMetrics: boolean;
 }
 
 export function defaultGatewayConfig(): GatewayConfig {
@@ -142,6 +152,13 @@ export function defaultGatewayConfig(): GatewayConfig {
     historyBackend: 'memory',
     postgresDbUrl: null,
     postgresPoolMax: 16,
+    corsAllowedOrigins: [],
+    corsAllowedMethods: [],
+    corsAllowedHeaders: [],
+    corsAllowCredentials: false,
+    enableTrace: false,
+    otlpTracesEndpoint: null,
+    disableVllmMetrics: false,
   };
 }
 

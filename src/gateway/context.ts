@@ -52,7 +52,7 @@ export function createGatewayContext(config: GatewayConfig, opts: ContextOptions
   const tokenizers = opts.tokenizers ?? new InMemoryTokenizerRegistry();
   const deps = opts.deps ?? {};
   let manager: WorkerManager | null = null;
-  const metrics = new GatewayMetrics(() => manager?.list() ?? [], { defaultMetrics: opts.defaultMetrics });
+  const metrics = new GatewayMetrics(() => manager?.list() ?? [], { defaultMetrics: opts.defaultMetrics, vllmMetrics: !config.disableVllmMetrics });
   manager = new WorkerManager({
     config: workersConfigOf(config),
     logger,

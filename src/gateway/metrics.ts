@@ -7,6 +7,7 @@ import type { WorkerMetricsSink } from '../workers/manager.js';
 import type { PolicyName } from '../workers/types.js';
 import type { Worker } from '../workers/worker.js';
 import type { RouterMetrics } from '../pipeline/metrics.js';
+import { defineVllmMetrics } from './vllm-metrics.js';
 
 /** SMG's duration buckets, applied to every *_duration_seconds metric. */
 const DURATION_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 30, 45, 60, 90, 120, 180, 240];
@@ -36,7 +37,7 @@ export class GatewayMetrics implements WorkerMetricsSink {
   readonly workerErrors: Counter<'worker_type' | 'connection_mode' | 'runtime' | 'error_type'>;
   private readonly removedWorkers = new Map<string, string>();
 
-  constructor(workers: () => readonly Worker[], opts: { defaultMetrics?: boolean } = {}) {
+  constructor(workers: () => readonly Worker[], opts: { defaultMetrics?: boolean; vllmMetrics?: boolean } = {}) {
     const registers = [this.registry];
     this.httpRequests = new Counter({ name: 'smg_http_requests_total', help: 'HTTP requests received', labelNames: ['method', 'path'], registers });
     this.httpDuration = new Histogram({ name: 'smg_http_request_duration_seconds', help: 'HTTP request duration until the response head', labelNames: ['method', 'path'], buckets: DURATION_BUCKETS, registers });
@@ -56,6 +57,7 @@ export class GatewayMetrics implements WorkerMetricsSink {
       // SMG labels ZMQ traffic router_type="grpc", connection_mode="grpc" (it rides the gRPC
       // pipeline); here ZMQ is the only transport, so the label says what it is.
       fixedLabels: { router_type: 'grpc', connection_mode: ZMQ },
+      vllm: opts.vllmMetrics === false ? undefined : defineVllmMetrics(registers, workers),
     };
 
     this.selection = new Counter({ name: 'smg_worker_selection_total', help: 'Worker selections by policy', labelNames: ['worker_type', 'connection_mode', 'model', 'policy', 'runtime'], registers });

@@ -8,6 +8,7 @@ import { isIP } from 'node:net';
 import { type HttpBindings, createAdaptorServer } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { closePromptPools } from '../pipeline/prompt-pool/pool.js';
+import { startTracing } from '../tracing/tracer.js';
 import { fairTurn } from '../util/fair-turn.js';
 import { buildApp, buildMetricsApp, buildProbeApp } from './app.js';
 import type { GatewayConfig } from './config.js';
@@ -85,6 +86,8 @@ export async function startGateway(config: GatewayConfig, opts: ContextOptions =
   // Postgres: connect and create/migrate the schema before serving (an unreachable database is
   // logged and retried by the first request that needs it).
   await ctx.history.start();
+  // Before the listener: the first request is already traced.
+  const tracing = await startTracing(config, log);
 
   let metricsHost = config.prometheusHost;
   if (isIP(metricsHost) === 0) {
@@ -146,6 +149,8 @@ export async function startGateway(config: GatewayConfig, opts: ContextOptions =
     await ctx.history.close();
     // The models' prompt threads: no request needs them any more.
     await closePromptPools();
+    // The last requests' spans leave before the process does.
+    await tracing?.shutdown();
     metricsServer.closeAllConnections();
     await closeServer(metricsServer, 1000);
     if (probeServer) {

@@ -5,6 +5,8 @@
 import { checkWorkerUrl } from '../workers/url-checks.js';
 import type { GatewayConfig } from './config.js';
 import { historyConfigProblem } from '../history/factory.js';
+import { CorsConfigError, corsPolicyOf } from './middleware/cors-policy.js';
+import { TraceEndpointError, otlpTracesUrl } from '../tracing/endpoint.js';
 
 const field = (name: string, value: unknown, reason: string) => `Invalid value for field '${name}': ${String(value)} - ${reason}`;
 
@@ -45,6 +47,13 @@ export function validateGatewayConfig(c: GatewayConfig): string | null {
   for (const url of c.workerUrls) {
     const bad = checkWorkerUrl(url);
     if (bad) return bad;
+  }
+  try {
+    corsPolicyOf(c);
+    if (c.otlpTracesEndpoint !== null) otlpTracesUrl(c.otlpTracesEndpoint);
+  } catch (err) {
+    if (err instanceof CorsConfigError || err instanceof TraceEndpointError) return err.message;
+    throw err;
   }
   if (c.policy === 'power_of_two' && c.workerUrls.length < 2) {
     return 'Incompatible configuration: Power-of-two policy requires at least 2 workers';

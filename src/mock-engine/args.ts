@@ -35,6 +35,10 @@ export interface MockArgs extends MockKnobs<FaultMode> {
   tensorParallelSize: number;
   pipelineParallelSize: number;
   disableLogStats: boolean;
+  /** vLLM's flag; the mock simulates a prefix cache only when it is given (see scheduler.ts). */
+  enablePrefixCaching: boolean;
+  /** vLLM's `--scheduling-policy`: fcfs (default) or priority (EngineCoreRequest.priority orders the queue). */
+  schedulingPolicy: string;
   text: string;
   lockstep: boolean;
   abortReply: boolean;
@@ -62,6 +66,8 @@ const FLAGS: FlagSpec<keyof MockArgs, 'len'>[] = [
   { names: ['--tensor-parallel-size', '-tp'], key: 'tensorParallelSize', kind: 'int' },
   { names: ['--pipeline-parallel-size', '-pp'], key: 'pipelineParallelSize', kind: 'int' },
   { names: ['--disable-log-stats'], key: 'disableLogStats', kind: 'bool' },
+  { names: ['--enable-prefix-caching'], key: 'enablePrefixCaching', kind: 'bool' },
+  { names: ['--scheduling-policy'], key: 'schedulingPolicy', kind: 'str', choices: ['fcfs', 'priority'] },
   { names: ['--mock-lockstep'], key: 'lockstep', kind: 'bool' },
   { names: ['--mock-abort-reply'], key: 'abortReply', kind: 'bool' },
   { names: ['--mock-ready-first'], key: 'readyFirst', kind: 'bool' },
@@ -88,6 +94,8 @@ export function defaultArgs(): MockArgs {
     tensorParallelSize: 1,
     pipelineParallelSize: 1,
     disableLogStats: false,
+    enablePrefixCaching: false,
+    schedulingPolicy: 'fcfs',
     text: DEFAULT_TEXT,
     lockstep: false,
     abortReply: false,

@@ -36,6 +36,9 @@ vLLM flags understood:
   --tensor-parallel-size, -tp N      Reported only (world_size = tp x pp)
   --pipeline-parallel-size, -pp N    Reported only
   --disable-log-stats                No scheduler_stats, events or prefill_stats (as in vLLM)
+  --enable-prefix-caching            Simulate vLLM's prefix cache: repeated prompt blocks are hits in
+                                     scheduler_stats and prefill_stats (off unless given)
+  --scheduling-policy fcfs|priority  priority: the waiting queue runs lower priority values first (default fcfs)
   Any other flag is ignored with one warning (a flag followed by a non-flag token takes it as
   its value).
 

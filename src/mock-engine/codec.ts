@@ -49,6 +49,7 @@ function toMockRequest(r: ParsedAddRequest): MockRequest {
   return {
     id: r.requestId,
     prompt: r.promptTokenIds ?? [],
+    priority: r.priority,
     sampling: {
       // nil max_tokens means "until max_model_len", which the stop check enforces anyway.
       maxTokens: s.maxTokens ?? Number.MAX_SAFE_INTEGER,
@@ -88,7 +89,7 @@ export function encodeEnvelope(env: Envelope): Buffer[] {
         reset: false,
         requests: st.prefixRequests,
         queries: st.prefixQueries,
-        hits: 0,
+        hits: st.prefixHits ?? 0,
         preemptedRequests: 0,
         preemptedQueries: 0,
         preemptedHits: 0,

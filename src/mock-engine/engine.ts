@@ -82,6 +82,8 @@ export class MockEngine extends MockProcess<MockRank> implements RankHost {
       blockSize: a.blockSize,
       numGpuBlocks: a.numGpuBlocks,
       logStats: this.logStats,
+      prefixCaching: a.enablePrefixCaching,
+      priorityScheduling: a.schedulingPolicy === 'priority',
     };
     this.ranks = rankIds.map(
       (rank, i) =>

@@ -136,7 +136,7 @@ export class MockRank {
       return;
     }
     const so = req.structured === undefined ? '' : ` structured_outputs=${req.structured}`;
-    this.reqLog(`request added: ${req.id} prompt=${req.prompt.length} max_tokens=${req.sampling.maxTokens}${so}`);
+    this.reqLog(`request added: ${req.id} prompt=${req.prompt.length} max_tokens=${req.sampling.maxTokens} priority=${req.priority ?? 0}${so}`);
     if (this.sched.cannotFit(req)) {
       // Undefined in vLLM (its frontend never sends this); finishing loudly beats hanging quietly.
       this.log.warn(`request ${req.id}: prompt of ${req.prompt.length} tokens cannot be served; finished as length`);
@@ -199,6 +199,7 @@ export class MockRank {
         kvCacheUsage: this.sched.kvUsage,
         prefixRequests: res.prefixRequests,
         prefixQueries: res.prefixQueries,
+        prefixHits: res.prefixHits,
       },
       this.extraLoad,
     );

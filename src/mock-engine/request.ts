@@ -21,6 +21,8 @@ export interface MockRequest {
   sampling: MockSampling;
   /** Structured-output constraint as received (compact JSON), only for the request log. */
   structured?: string;
+  /** EngineCoreRequest.priority as received (vLLM only; TokenSpeed's wire has no such slot). */
+  priority?: number;
 }
 
 /** Scheduling state the step loop keeps per request. */

@@ -18,6 +18,17 @@ export interface SchedulerConfig {
   numGpuBlocks: number;
   /** Stats logging on (vLLM default): events + prefill_stats on outputs, scheduler_stats per step. */
   logStats: boolean;
+  /**
+   * Simulate vLLM's prefix cache (`--enable-prefix-caching`): a prompt's leading full blocks seen
+   * before are hits. Off unless asked, although vLLM v1 caches by default, so that tests which
+   * send one prompt twice keep seeing cached_tokens 0.
+   */
+  prefixCaching?: boolean;
+  /**
+   * vLLM's `--scheduling-policy priority`: the waiting queue is ordered by (priority, arrival),
+   * lower first (vllm/v1/core/sched/request_queue.py). Without it FCFS ignores priority.
+   */
+  priorityScheduling?: boolean;
 }
 
 export type PrefillStats = WirePrefillStats;
@@ -41,16 +52,23 @@ export interface StepResult {
   /** Per-step prefix-cache counters for scheduler_stats. */
   prefixRequests: number;
   prefixQueries: number;
+  prefixHits: number;
 }
 
 interface Running extends LiveRequest {
   prefillTarget: number;
+  /** Prompt tokens the simulated prefix cache held at the first scheduling. */
+  cachedTokens?: number;
 }
+
+/** Bounded: the simulated cache forgets everything past this many blocks (no LRU needed for tests). */
+const MAX_CACHED_BLOCKS = 100_000;
 
 export class RankScheduler {
   private waiting: Running[] = [];
   private running: Running[] = [];
   private usedBlocks = 0;
+  private readonly cachedBlocks = new Set<string>();
 
   constructor(
     private readonly cfg: SchedulerConfig,
@@ -77,7 +95,16 @@ export class RankScheduler {
   }
 
   add(req: MockRequest, now: number): void {
-    this.waiting.push({ ...toLive(req, now), prefillTarget: req.prompt.length });
+    const live: Running = { ...toLive(req, now), prefillTarget: req.prompt.length };
+    if (!this.cfg.priorityScheduling) {
+      this.waiting.push(live);
+      return;
+    }
+    // After every waiting request of the same or a lower value: arrival breaks ties.
+    const p = req.priority ?? 0;
+    const at = this.waiting.findIndex((w) => (w.priority ?? 0) > p);
+    if (at === -1) this.waiting.push(live);
+    else this.waiting.splice(at, 0, live);
   }
 
   /** Removes the ids that are live; unknown ids are no-ops, like vLLM. */
@@ -105,7 +132,7 @@ export class RankScheduler {
   }
 
   step(now: number): StepResult {
-    const res: StepResult = { outputs: [], finished: [], prefixRequests: 0, prefixQueries: 0 };
+    const res: StepResult = { outputs: [], finished: [], prefixRequests: 0, prefixQueries: 0, prefixHits: 0 };
     let budget = this.cfg.maxNumBatchedTokens;
     const sampling: Running[] = [];
     // Running requests first (decodes and unfinished prefill chunks), as vLLM's scheduler does.
@@ -132,6 +159,10 @@ export class RankScheduler {
       r.needsPrefillStats = true;
       res.prefixRequests += 1;
       res.prefixQueries += r.prefillTarget;
+      if (this.cfg.prefixCaching && r.output.length === 0) {
+        r.cachedTokens = this.lookupPrefix(r.prompt);
+        res.prefixHits += r.cachedTokens;
+      }
       budget -= this.prefillChunk(r, budget, sampling);
     }
     for (const r of sampling) this.sample(r, res);
@@ -170,7 +201,7 @@ export class RankScheduler {
     }
     if (this.cfg.logStats) {
       if (r.pendingEvents.length > 0) item.events = r.pendingEvents;
-      if (r.needsPrefillStats) item.prefillStats = prefillStats(r.prompt.length);
+      if (r.needsPrefillStats) item.prefillStats = prefillStats(r.prompt.length, r.cachedTokens ?? 0);
     }
     r.pendingEvents = [];
     r.needsPrefillStats = false;
@@ -203,6 +234,27 @@ export class RankScheduler {
     this.waiting.unshift(r);
   }
 
+  /**
+   * Leading full blocks of `prompt` already cached, in tokens (vLLM never serves the last prompt
+   * token from cache: at least one is computed); every full block is then cached. Block keys chain
+   * a rolling hash, so a block only matches after the same prefix.
+   */
+  private lookupPrefix(prompt: readonly number[]): number {
+    const bs = this.cfg.blockSize;
+    let h = 2166136261;
+    let hits = 0;
+    let matching = true;
+    for (let b = 0; (b + 1) * bs <= prompt.length; b++) {
+      for (let i = b * bs; i < (b + 1) * bs; i++) h = Math.imul(h ^ prompt[i], 16777619) >>> 0;
+      const key = `${b}:${h}`;
+      if (matching && this.cachedBlocks.has(key)) hits += bs;
+      else matching = false;
+      if (this.cachedBlocks.size >= MAX_CACHED_BLOCKS) this.cachedBlocks.clear();
+      this.cachedBlocks.add(key);
+    }
+    return Math.min(hits, Math.max(0, prompt.length - 1));
+  }
+
   private blocksFor(tokens: number): number {
     return Math.ceil(tokens / this.cfg.blockSize);
   }
@@ -217,15 +269,15 @@ export class RankScheduler {
   }
 }
 
-/** No prefix cache is simulated, so every prompt token is computed and none is cached. */
-export function prefillStats(promptLen: number): PrefillStats {
+/** `cached` prompt tokens came from the (simulated) prefix cache; the rest were computed. */
+export function prefillStats(promptLen: number, cached = 0): PrefillStats {
   return {
     numPromptTokens: promptLen,
-    numComputedTokens: promptLen,
-    numCachedTokens: 0,
-    numLocalCachedTokens: 0,
+    numComputedTokens: promptLen - cached,
+    numCachedTokens: cached,
+    numLocalCachedTokens: cached,
     numExternalCachedTokens: 0,
-    numCacheCreationTokens: promptLen,
+    numCacheCreationTokens: promptLen - cached,
   };
 }
 

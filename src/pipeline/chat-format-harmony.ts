@@ -15,6 +15,7 @@ import type { HarmonyChatMessage, HarmonyFunctionTool } from './harmony/types.js
 import type { ModelContext } from './model-context.js';
 import type { OutputPlan } from './output/output-plan.js';
 import { encodePromptText } from './prompt-pool/encode-prompt.js';
+import { tracePhase } from '../tracing/request-trace.js';
 import type { ChatGenerationRequest } from './request.js';
 import { StopStringMatcher } from './stop-matcher.js';
 import { toolCallIds } from './tools/tool-calls.js';
@@ -33,17 +34,19 @@ export async function harmonyFormat(req: ChatGenerationRequest, ctx: ModelContex
   const functionTools = req.toolSelection?.mode === 'none' ? [] : ((tools ?? []) as unknown as HarmonyFunctionTool[]);
   let text: string;
   try {
-    text = renderHarmonyPrompt({
-      messages: req.messages as unknown as HarmonyChatMessage[],
-      tools: functionTools,
-      reasoningEffort: harmonyReasoningEffort(req.reasoningEffort),
-    });
+    text = tracePhase('template', () =>
+      renderHarmonyPrompt({
+        messages: req.messages as unknown as HarmonyChatMessage[],
+        tools: functionTools,
+        reasoningEffort: harmonyReasoningEffort(req.reasoningEffort),
+      }),
+    );
   } catch (err) {
     if (err instanceof HarmonyRenderError) throw new PipelineError(400, 'process_messages_failed', err.message);
     throw err;
   }
   // Harmony's formatting tokens are special tokens: encoded as such, never with an added BOS.
-  const promptIds = await encodePromptText({ tokenizer: ctx.tokenizer, pool: ctx.prompts ?? null }, text);
+  const promptIds = await tracePhase('tokenize', () => encodePromptText({ tokenizer: ctx.tokenizer, pool: ctx.prompts ?? null }, text));
   const stopIds = harmonyStopTokenIds(ctx.tokenizer);
   const toolNames = callableToolNames(functionTools);
   // A matched stop string stays in the answer as its suffix, whatever no_stop_trim says: SMG's

@@ -45,12 +45,18 @@ export interface GenerateOptions {
   output?: OutputPlan | null;
   /** Also emit each engine step's token ids (`tokens` events). */
   tokenIds?: boolean;
+  /** Scheduling priority on the wire (vLLM field 13; TokenSpeed has no slot for it). */
+  priority?: number;
 }
 
 /** Request-level facts for metrics, reported as they happen (once each, except choiceEnded). */
 export interface GenerationObserver {
   firstText(): void;
-  choiceEnded(promptTokens: number, completionTokens: number): void;
+  choiceEnded(promptTokens: number, completionTokens: number, index: number, finishReason: string): void;
+  /** Choice `index` was submitted to data-parallel rank `rank`. */
+  choiceStarted?(index: number, rank: number): void;
+  /** An engine output of choice `index` (per engine step: keep it cheap). */
+  step?(index: number, newTokens: number, queuedSecs: number | undefined): void;
   /** All choices ended (error null), or the generation failed. */
   done(error: unknown): void;
 }
@@ -73,7 +79,7 @@ export function startChoices(opts: GenerateOptions, sink: GenerationSink): Gener
     // Stop strings are matched here, so the engine must report every step (TokenSpeed's
     // non-streaming cadence would otherwise let it run on long after a match).
     const engineStream = opts.stream || opts.rules.stopStrings.length > 0 || opts.output?.incremental === true;
-    for (const c of opts.choices) streams.push(client.submit(toEngineRequest(c, engineStream)));
+    for (const c of opts.choices) streams.push(client.submit(toEngineRequest(c, engineStream, opts.priority ?? 0)));
   } catch (err) {
     for (const s of streams) client.abort(s.requestId);
     throw err;
@@ -88,7 +94,7 @@ export function generate(opts: GenerateOptions): AsyncQueue<GenEvent> {
   return queue;
 }
 
-function toEngineRequest(c: ChoiceSpec, stream: boolean): EngineRequest {
+function toEngineRequest(c: ChoiceSpec, stream: boolean, priority: number): EngineRequest {
   return {
     requestId: c.wireId,
     promptTokenIds: c.promptTokenIds,
@@ -96,7 +102,7 @@ function toEngineRequest(c: ChoiceSpec, stream: boolean): EngineRequest {
     arrivalTime: Date.now() / 1000,
     cacheSalt: null,
     dataParallelRank: null,
-    priority: 0,
+    priority,
     stream,
   };
 }
@@ -124,6 +130,7 @@ class MergedGeneration implements Generation {
     else opts.signal.addEventListener('abort', this.onAbort, { once: true });
     streams.forEach((s, i) => {
       this.live.add(s.requestId);
+      opts.observer?.choiceStarted?.(opts.choices[i].index, s.rank);
       s.listen(new ChoiceRunner(s, opts.choices[i], opts, this));
     });
   }
@@ -133,7 +140,7 @@ class MergedGeneration implements Generation {
     if (this.settled) return;
     const observer = this.opts.observer;
     if (observer) {
-      if (ev.kind === 'end') observer.choiceEnded(ev.promptTokens, ev.completionTokens);
+      if (ev.kind === 'end') observer.choiceEnded(ev.promptTokens, ev.completionTokens, ev.index, ev.finishReason);
       else if (!this.sawText) {
         this.sawText = true;
         observer.firstText();
@@ -238,6 +245,7 @@ class ChoiceRunner implements ChunkListener {
   private step(chunk: EngineChunk): void {
     const { rules, client } = this.opts;
     this.completionTokens += chunk.newTokenIds.length;
+    this.opts.observer?.step?.(this.index, chunk.newTokenIds.length, chunk.queuedSecs);
     if (chunk.promptTokens) this.promptTokens = chunk.promptTokens;
     if (chunk.cachedTokens) this.cachedTokens = Math.max(this.cachedTokens, chunk.cachedTokens);
     if (chunk.logprobs) this.pending = this.pending ? this.pending.concat(chunk.logprobs) : chunk.logprobs;

@@ -19,4 +19,6 @@ export interface GenerationSpec {
   tokenIds?: boolean;
   /** Canonical model id (metrics label, response `model`). */
   model: string;
+  /** vLLM scheduling priority for every choice (0 = default). */
+  priority?: number;
 }

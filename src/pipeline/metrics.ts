@@ -6,6 +6,7 @@ import { EngineError } from '../engine/client-types.js';
 import type { Counter, Histogram } from 'prom-client';
 import type { GenerationObserver } from './generate.js';
 import { PipelineError } from './errors.js';
+import { type VllmMetrics, VllmRequestRecorder } from './vllm-metrics.js';
 
 /** What the request pipeline records per request (router_type/connection_mode are fixed here). */
 export interface RouterMetrics {
@@ -18,6 +19,15 @@ export interface RouterMetrics {
   readonly tokensTotal: Counter<'router_type' | 'backend_type' | 'model' | 'endpoint' | 'token_type'>;
   /** Label values shared by every router series. */
   readonly fixedLabels: { router_type: string; connection_mode: string };
+  /** vLLM's metric names beside these (pipeline/vllm-metrics.ts); absent = not recorded. */
+  readonly vllm?: VllmMetrics;
+}
+
+/** What vLLM's histograms need to know of the request's sampling. */
+export interface VllmRequestFacts {
+  n: number;
+  maxTokens: number;
+  maxModelLen: number;
 }
 
 export interface RequestMetrics extends GenerationObserver {
@@ -72,10 +82,12 @@ export function requestMetrics(
   metrics: RouterMetrics,
   labels: { backend_type: string; model: string; endpoint: string },
   streaming: boolean,
+  facts?: VllmRequestFacts,
 ): RequestMetrics {
   const s = seriesFor(metrics, labels);
   s.requests[streaming ? 'true' : 'false'].inc();
   const start = performance.now();
+  const vllm = metrics.vllm && facts ? new VllmRequestRecorder(metrics.vllm, labels.model, start, facts) : null;
   let firstAt = 0;
   let promptTokens = 0;
   let completionTokens = 0;
@@ -91,13 +103,17 @@ export function requestMetrics(
       firstAt = performance.now();
       s.ttft.observe((firstAt - start) / 1000);
     },
-    choiceEnded(prompt, completion) {
+    choiceEnded(prompt, completion, index, reason) {
       promptTokens += prompt;
       completionTokens += completion;
+      vllm?.choiceEnded(index, prompt, completion, reason);
     },
+    choiceStarted: vllm ? (index, rank) => vllm.choiceStarted(index, rank) : undefined,
+    step: vllm ? (index, n, queued) => vllm.step(index, n, queued) : undefined,
     done(error) {
       if (settled) return;
       settled = true;
+      vllm?.failed(error === null ? 'abort' : 'error');
       const now = performance.now();
       s.duration.observe((now - start) / 1000);
       if (error !== null) fail(error);

@@ -93,6 +93,7 @@ export async function prepareChat(services: PipelineServices, asked: ChatGenerat
     output: decision.output,
     stream: req.stream,
     model: req.model,
+    priority: req.priority,
     id,
     created: Math.floor(Date.now() / 1000),
     n: req.n,

@@ -12,6 +12,7 @@ import { encodePromptText } from './prompt-pool/encode-prompt.js';
 import type { CompletionGenerationRequest } from './request.js';
 import type { PipelineServices } from './services.js';
 import { planStopStrings } from './stop-plan.js';
+import { tracePhase } from '../tracing/request-trace.js';
 
 export interface PreparedCompletion extends GenerationSpec {
   id: string;
@@ -32,7 +33,7 @@ export async function prepareCompletion(
   const tok = ctx.tokenizer;
   const enc = { tokenizer: tok, pool: ctx.prompts ?? null };
   // Long texts are encoded on the model's prompt threads, all prompts of the request at once.
-  const prompts = await Promise.all(req.prompts.map((p) => ('text' in p ? encodePromptText(enc, p.text) : p.tokenIds)));
+  const prompts = await tracePhase('tokenize', () => Promise.all(req.prompts.map((p) => ('text' in p ? encodePromptText(enc, p.text) : p.tokenIds))));
   for (const ids of prompts) {
     for (const id of ids) if (id >= tok.vocabSize) throw invalid(`prompt: token id ${id} is out of vocabulary (size ${tok.vocabSize})`);
   }
@@ -64,6 +65,7 @@ export async function prepareCompletion(
     output: null,
     stream: req.stream,
     model: req.model,
+    priority: req.priority,
     id,
     created: Math.floor(Date.now() / 1000),
     n: req.n,

@@ -38,6 +38,11 @@ export interface SamplingRequest {
   includeUsage: boolean;
   /** Client-chosen backend request id (`rid`). */
   rid: string | undefined;
+  /**
+   * Scheduling priority as vLLM takes it (lower runs earlier; honoured only by an engine started
+   * with `--scheduling-policy priority`, ignored by the default FCFS scheduler). 0 when absent.
+   */
+  priority: number;
 }
 
 /** A chat message as the template sees it; extra fields pass through untouched. */

@@ -10,6 +10,9 @@ import { startChoices } from './generate.js';
 import type { GenerationSpec } from './generation-spec.js';
 import { requestMetrics } from './metrics.js';
 import type { PipelineServices } from './services.js';
+import { GenerationTrace } from '../tracing/generation-trace.js';
+import { currentTrace } from '../tracing/request-trace.js';
+import type { GenerationObserver } from './generate.js';
 
 /** Metrics label of the endpoint that asked. */
 export type EndpointLabel = 'chat_completions' | 'completions' | 'messages' | 'responses' | 'generate';
@@ -28,12 +31,27 @@ export function startGeneration(
   sink: GenerationSink,
 ): Run {
   const { worker } = spec;
-  const done = worker.trackRequest();
-  const observer = requestMetrics(
+  const untrack = worker.trackRequest();
+  const metrics = requestMetrics(
     call.services.metrics,
     { backend_type: worker.runtime, model: spec.model, endpoint: call.endpoint },
     spec.stream,
+    {
+      // The request's `n` (completions with several prompts run n choices per prompt).
+      n: 'n' in spec && typeof spec.n === 'number' ? spec.n : spec.choices.length,
+      maxTokens: spec.choices[0]?.sampling.maxTokens ?? 0,
+      maxModelLen: spec.client.maxModelLen,
+    },
   );
+  const t = currentTrace();
+  const traced = t ? new GenerationTrace(t, traceFacts(spec)) : null;
+  const observer = traced ? bothObservers(metrics, traced) : metrics;
+  const done = traced
+    ? () => {
+        untrack();
+        traced.responseDone();
+      }
+    : untrack;
   try {
     const generation = startChoices(
       {
@@ -48,13 +66,57 @@ export function startGeneration(
         observer,
         output: spec.output,
         tokenIds: spec.tokenIds,
+        priority: spec.priority,
       },
       sink,
     );
     return { abort: () => generation.abort(), done };
   } catch (err) {
-    done();
-    observer.failedToStart(err);
+    untrack();
+    // The route ends the request span with the error response's status.
+    traced?.notStarted(err);
+    metrics.failedToStart(err);
     throw submitError(err);
   }
+}
+
+/** vLLM's request attributes; its gen_ai.request.id is the response id (chatcmpl-…). */
+function traceFacts(spec: GenerationSpec): ConstructorParameters<typeof GenerationTrace>[1] {
+  const s = spec.choices[0]?.sampling;
+  return {
+    model: spec.model,
+    requestId: 'id' in spec && typeof spec.id === 'string' ? spec.id : '',
+    n: 'n' in spec && typeof spec.n === 'number' ? spec.n : spec.choices.length,
+    maxTokens: s?.maxTokens ?? 0,
+    temperature: s?.temperature ?? 1,
+    topP: s?.topP ?? 1,
+    priority: spec.priority ?? 0,
+    worker: spec.worker.url,
+  };
+}
+
+/** Metrics and the trace both see the generation (only while tracing is on). */
+function bothObservers(a: GenerationObserver, b: GenerationObserver): GenerationObserver {
+  return {
+    firstText() {
+      a.firstText();
+      b.firstText();
+    },
+    choiceEnded(p, c, i, r) {
+      a.choiceEnded(p, c, i, r);
+      b.choiceEnded(p, c, i, r);
+    },
+    choiceStarted(i, rank) {
+      a.choiceStarted?.(i, rank);
+      b.choiceStarted?.(i, rank);
+    },
+    step(i, n, q) {
+      a.step?.(i, n, q);
+      b.step?.(i, n, q);
+    },
+    done(err) {
+      a.done(err);
+      b.done(err);
+    },
+  };
 }

@@ -21,6 +21,8 @@ const LAYERS: Record<string, number> = {
   pipeline: 40,
   workers: 30,
   engine: 20,
+  // Cross-cutting like util: every layer may mark spans; tracing imports only util.
+  tracing: 5,
   util: 0,
 };
 /**

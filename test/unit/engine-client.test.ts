@@ -106,7 +106,7 @@ describe('engine client: requests', () => {
     expect(chunks.map((c) => c.newTokenIds)).toEqual([[5], [6, 7]]);
     expect(chunks.map((c) => c.finish)).toEqual([null, 'stop']);
     // Load stored, then the release emptied the rank: running/waiting reset, kv kept.
-    expect(g.client.ranks()).toEqual([{ rank: 0, inFlight: 0, load: { numRunning: 0, numWaiting: 0, kvCacheUsage: 0.3 } }]);
+    expect(g.client.ranks()).toEqual([{ rank: 0, inFlight: 0, load: { numRunning: 0, numWaiting: 0, kvCacheUsage: 0.3 }, prefixQueries: 0, prefixHits: 0 }]);
   });
 
   it('gives the event loop a turn every few ms while it drains a backlog of queued outputs', async () => {

@@ -262,8 +262,10 @@ describe('output plane', () => {
     expect(decodeOutput(frames('O1b'))).toEqual({
       kind: 'batch',
       engineIndex: 0,
-      outputs: [out()],
-      load: { numRunning: 1, numWaiting: 0, kvCacheUsage: 0.001 },
+      // The events give the queue time: SCHEDULED − QUEUED on the engine clock.
+      outputs: [{ ...out(), queuedSecs: 12345.3 - 12345.25 }],
+      // prefix_cache_stats.queries of the step (hits 0 is left out).
+      load: { numRunning: 1, numWaiting: 0, kvCacheUsage: 0.001, prefixQueries: 3 },
       finishedRequests: null,
     });
   });

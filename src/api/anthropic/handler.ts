@@ -16,6 +16,7 @@ import type { MessagesMeta } from './message-shape.js';
 import { parseMessagesRequest } from './request.js';
 import { serverToolTypes } from './tools.js';
 import { messagesSse } from './sse.js';
+import { tracePhase } from '../../tracing/request-trace.js';
 
 /** Every PipelineError becomes Anthropic's error envelope (with the request id, as Anthropic sends). */
 function withAnthropicErrors(handle: (call: InferenceCall) => Promise<Response>): InferenceHandler {
@@ -32,7 +33,7 @@ function withAnthropicErrors(handle: (call: InferenceCall) => Promise<Response>)
 export function createMessagesHandler(): InferenceHandler {
   return withAnthropicErrors(async (call) => {
     const body = await readJsonBody(call.request);
-    const req = parseMessagesRequest(body);
+    const req = tracePhase('validation', () => parseMessagesRequest(body));
     const dropped = serverToolTypes(body);
     if (dropped.length > 0) requestRecord(call.request).notes.push(`dropped server tools: ${dropped.join(', ')}`);
     const prepared = await prepareChat(call.services, req, call.requestId);

@@ -12,6 +12,7 @@ import { invalid } from '../../pipeline/errors.js';
 import type { ChatGenerationRequest } from '../../pipeline/request.js';
 import { isObj } from '../../pipeline/tools/tool-choice.js';
 import { type Body, asBody, optBool, optNumber, optObject, optString } from '../openai/fields.js';
+import { parsePriority } from '../openai/sampling-request.js';
 import { convertMessages } from './messages.js';
 import { parseTools } from './tools.js';
 
@@ -72,6 +73,8 @@ export function parseMessagesRequest(raw: unknown, opts: MessagesParseOptions = 
     stream: opts.countOnly ? false : (optBool(body, 'stream') ?? false),
     includeUsage: false,
     rid,
+    // Not an Anthropic field: vLLM's extension, taken here as on chat so one client can set it everywhere.
+    priority: parsePriority(body),
     model,
     messages,
     tools,

@@ -6,12 +6,15 @@ import type { InferenceHandler } from '../types.js';
 import { openaiErrorResponse } from '../openai/errors.js';
 import { generateModel, parseGenerateRequest } from './request.js';
 import { type GenerateMeta, generateJson, generateSse } from './respond.js';
+import { tracePhase } from '../../tracing/request-trace.js';
 
 export function createGenerateHandler(): InferenceHandler {
   return withErrors(openaiErrorResponse, async (call) => {
     const startedAt = performance.now();
     const body = await readJsonBody(call.request);
-    const { completion, returnLogprob, incremental } = parseGenerateRequest(body, generateModel(body, call.services.workers.modelIds()));
+    const { completion, returnLogprob, incremental } = tracePhase('validation', () =>
+      parseGenerateRequest(body, generateModel(body, call.services.workers.modelIds())),
+    );
     const prepared = { ...(await prepareCompletion(call.services, completion, call.requestId)), tokenIds: true };
     const meta: GenerateMeta = {
       id: prepared.id,

@@ -49,6 +49,8 @@ export function parseGenerateRequest(raw: unknown, model: string): GenerateReque
     json_schema: typeof sp.json_schema === 'object' && sp.json_schema !== null ? JSON.stringify(sp.json_schema) : sp.json_schema,
     stream: body.stream,
     rid: body.rid,
+    // SGLang's GenerateReqInput.priority is top-level, not a sampling parameter.
+    priority: body.priority,
   };
   const names = { ...GENERATE_NAMES, seed: sp.sampling_seed !== undefined && sp.sampling_seed !== null ? 'sampling_params.sampling_seed' : 'sampling_params.seed' };
   const sampling = renamed(names, () => parseSamplingRequest(mapped, { maxTokenKeys: ['max_tokens'], maxN: 128 }));

@@ -6,10 +6,12 @@ import type { InferenceHandler } from '../types.js';
 import { parseChatRequest } from './chat-request.js';
 import { type ChatMeta, chatJson, chatSse } from './chat-respond.js';
 import { openaiErrorResponse } from './errors.js';
+import { tracePhase } from '../../tracing/request-trace.js';
 
 export function createChatHandler(): InferenceHandler {
   return withErrors(openaiErrorResponse, async (call) => {
-    const req = parseChatRequest(await readJsonBody(call.request));
+    const body = await readJsonBody(call.request);
+    const req = tracePhase('validation', () => parseChatRequest(body));
     const prepared = await prepareChat(call.services, req, call.requestId);
     const meta: ChatMeta = { ...prepared, includeUsage: req.includeUsage };
     return respond(call, prepared, {

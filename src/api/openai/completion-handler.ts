@@ -6,10 +6,12 @@ import type { InferenceHandler } from '../types.js';
 import { parseCompletionRequest } from './completion-request.js';
 import { type CompletionMeta, completionJson, completionSse } from './completion-respond.js';
 import { openaiErrorResponse } from './errors.js';
+import { tracePhase } from '../../tracing/request-trace.js';
 
 export function createCompletionHandler(): InferenceHandler {
   return withErrors(openaiErrorResponse, async (call) => {
-    const req = parseCompletionRequest(await readJsonBody(call.request));
+    const body = await readJsonBody(call.request);
+    const req = tracePhase('validation', () => parseCompletionRequest(body));
     const prepared = await prepareCompletion(call.services, req, call.requestId);
     const meta: CompletionMeta = {
       ...prepared,

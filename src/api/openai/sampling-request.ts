@@ -60,7 +60,19 @@ export function parseSamplingRequest(body: Body, opts: { maxTokenKeys: string[];
     stream,
     includeUsage: streamOptions ? (optBool(streamOptions, 'include_usage', 'stream_options.include_usage') ?? false) : false,
     rid,
+    priority: parsePriority(body),
   };
+}
+
+/**
+ * `priority` (vLLM's ChatCompletionRequest/CompletionRequest field, SGLang's /generate field): an
+ * integer, lower = scheduled earlier. vLLM v1 forwards it unchecked (its InputProcessor no longer
+ * refuses it under FCFS; the FCFS queue simply ignores it), and a headless engine does not tell the
+ * gateway its scheduling policy, so the gateway cannot refuse it either. The range is SMG's wire
+ * type (i32, crates/engine_zmq_client/src/protocol/vllm/request.rs), which also keeps it exact here.
+ */
+export function parsePriority(body: Body, path = 'priority'): number {
+  return optNumber(body, 'priority', { min: I32_MIN, max: I32_MAX, integer: true }, path) ?? 0;
 }
 
 /** response_format / regex / ebnf / json_schema → at most one constraint (request-pipeline §10.1). */

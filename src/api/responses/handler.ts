@@ -12,12 +12,13 @@ import { parseResponsesRequest } from './request.js';
 import { responseJson, responseSse } from './respond.js';
 import type { ResponseMeta } from './response-object.js';
 import { beginTurn, saveTurn, turnWrites } from './store-turn.js';
+import { tracePhase } from '../../tracing/request-trace.js';
 
 export function createResponsesHandler(): InferenceHandler {
   return withErrors(openaiErrorResponse, async (call) => {
     // History first: the chain or conversation this turn continues becomes part of its input.
     const turn = await beginTurn(asBody(await readJsonBody(call.request)), call.history);
-    const { chat, echo, tools } = parseResponsesRequest(turn.body);
+    const { chat, echo, tools } = tracePhase('validation', () => parseResponsesRequest(turn.body));
     // The hosted tools dropped are named in the request's access-log line.
     if (tools.dropped.length > 0) requestRecord(call.request).notes.push(`dropped hosted tools: ${tools.dropped.join(', ')}`);
     const prepared = await prepareChat(call.services, chat, call.requestId);

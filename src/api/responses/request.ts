@@ -93,6 +93,8 @@ export function parseResponsesRequest(raw: unknown): ResponsesRequest {
     // Responses streams always end with the usage in response.completed.
     stream_options: stream ? { include_usage: true } : undefined,
     skip_special_tokens: true,
+    // vLLM's ResponsesRequest.priority, same meaning as on chat.
+    priority: body.priority,
   };
   const chat = parseChatRequest(chatBody);
   return {

@@ -99,12 +99,30 @@ export const GATEWAY_FLAGS: readonly FlagDef[] = [
   { name: 'host', key: 'host', type: 'string', applies: LAUNCH_ONLY, group: 'Server', metavar: '<HOST>', describe: 'Listen host' },
   { name: 'port', key: 'port', type: 'int', applies: LAUNCH_ONLY, group: 'Server', metavar: '<PORT>', describe: 'Listen port' },
   { name: 'prometheus-host', key: 'prometheusHost', type: 'string', applies: BOTH, group: 'Server', metavar: '<HOST>', describe: 'Metrics listen host' },
+  {
+    name: 'disable-vllm-metrics', key: 'disableVllmMetrics', type: 'bool', applies: BOTH, group: 'Server',
+    describe: "Serve SMG's metric names only: without it /metrics also has vLLM's (vllm:time_to_first_token_seconds, vllm:num_requests_running, …) for vLLM dashboards, whose ':' promtool's naming lint reports",
+  },
   { name: 'prometheus-port', key: 'prometheusPort', type: 'int', applies: BOTH, group: 'Server', metavar: '<PORT>', describe: 'Metrics listen port (GET /metrics)' },
   { name: 'api-key', key: 'apiKey', type: 'string', applies: BOTH, group: 'Server', metavar: '<KEY>', describe: 'Bearer key required on /v1/* and the worker API' },
   {
     name: 'incremental-streaming-output', key: 'incrementalStreamingOutput', type: 'bool', applies: BOTH, group: 'Server',
     describe: "Streamed /generate chunks carry only that step's text (SGLang's --incremental-streaming-output); a request's own incremental_streaming_output wins [default: cumulative text, SGLang's default]",
   },
+  {
+    name: 'cors-allowed-origins', aliases: ['allowed-origins'], key: 'corsAllowedOrigins', type: 'list', applies: BOTH, group: 'Server', metavar: '<ORIGIN>...',
+    describe:
+      "Browser origins allowed to call the gateway (CORS), e.g. http://localhost:3000, or * for any; vLLM's JSON list form '[\"http://a\"]' is accepted too. Preflights are answered before --api-key is checked [default: CORS off]",
+  },
+  {
+    name: 'allowed-methods', key: 'corsAllowedMethods', type: 'list', applies: BOTH, group: 'Server', metavar: '<METHOD>...',
+    describe: 'CORS: methods a preflight may ask for, or * [default: GET POST PUT PATCH DELETE OPTIONS]',
+  },
+  {
+    name: 'allowed-headers', key: 'corsAllowedHeaders', type: 'list', applies: BOTH, group: 'Server', metavar: '<HEADER>...',
+    describe: 'CORS: request headers a preflight may ask for [default: *, any the browser asks for]',
+  },
+  { name: 'allow-credentials', key: 'corsAllowCredentials', type: 'bool', applies: BOTH, group: 'Server', describe: 'CORS: allow credentialed requests (the origin is then echoed instead of *)' },
   { name: 'request-timeout-secs', key: 'requestTimeoutSecs', type: 'int', applies: BOTH, group: 'Server', metavar: '<SECS>', describe: 'Request timeout in seconds' },
   {
     name: 'shutdown-grace-period-secs', key: 'shutdownGracePeriodSecs', type: 'int', applies: BOTH, group: 'Server', metavar: '<SECS>',
@@ -187,6 +205,15 @@ export const GATEWAY_FLAGS: readonly FlagDef[] = [
     describe: 'postgres://user:pass@host:port/db of the history database (--history-backend postgres); tables are created and migrated at start',
   },
   { name: 'postgres-pool-max', key: 'postgresPoolMax', type: 'int', applies: BOTH, group: 'History', metavar: '<N>', range: 'positive', describe: 'Connections in the history database pool' },
+  {
+    name: 'otlp-traces-endpoint', key: 'otlpTracesEndpoint', type: 'string', applies: BOTH, group: 'Logging', metavar: '<URL>',
+    describe:
+      "OpenTelemetry: send a span per inference request (children: validation, template, tokenize, queue, first_token, stream) over OTLP/HTTP protobuf to this URL or host:port; a URL without a path gets /v1/traces. Setting it turns tracing on; a W3C traceparent on the request is the parent [default: tracing off]",
+  },
+  {
+    name: 'enable-trace', key: 'enableTrace', type: 'bool', applies: BOTH, group: 'Logging',
+    describe: 'OpenTelemetry tracing on (SMG spelling); without --otlp-traces-endpoint spans go to http://localhost:4318/v1/traces',
+  },
   // ---- Tuning
   {
     name: 'zmq-stage-timeout-secs', key: 'zmqStageTimeoutSecs', type: 'number', applies: BOTH, group: 'Tuning', metavar: '<SECS>', range: 'positive',

@@ -58,7 +58,19 @@ const DECIDED = new Set([
  * Nullable gateway settings whose name vLLM's engine parser also defines, so SMG's fallback rule
  * can fill them from the engine args. TokenSpeed's stub exposes only model/tp: nothing falls back.
  */
-const VLLM_FALLBACK_SETTINGS: readonly string[] = ['reasoning-parser', 'served-model-name'];
+const VLLM_FALLBACK_SETTINGS: readonly string[] = [
+  'reasoning-parser',
+  'served-model-name',
+  // vLLM's frontend flags, given where a `vllm serve` command line has them: its tracing endpoint
+  // and its CORS lists (one JSON value each, which the gateway reads as such).
+  'otlp-traces-endpoint',
+  'cors-allowed-origins',
+  'allowed-methods',
+  'allowed-headers',
+];
+
+/** Where the engine's spelling differs from the gateway setting's name. */
+const VLLM_ENGINE_SPELLING: Readonly<Record<string, string>> = { 'cors-allowed-origins': 'allowed-origins' };
 
 export function buildGatewayConfig(input: GatewayInput, workerUrls: readonly string[]): GatewayConfigResult {
   const router = input.router;
@@ -69,7 +81,7 @@ export function buildGatewayConfig(input: GatewayInput, workerUrls: readonly str
   for (const [name, value] of Object.entries(router)) if (!DECIDED.has(name)) other[name] = value;
   if (fallback && input.backend === 'vllm') {
     for (const name of VLLM_FALLBACK_SETTINGS) {
-      const engineValue = readEngineValue(input.engineArgs, [`--${name}`]);
+      const engineValue = readEngineValue(input.engineArgs, [`--${VLLM_ENGINE_SPELLING[name] ?? name}`]);
       if (other[name] === undefined && engineValue) other[name] = engineValue;
     }
   }

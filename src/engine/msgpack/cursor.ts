@@ -29,6 +29,12 @@ export class MsgpackCursor {
     return this.buf[this.pos++];
   }
 
+  /** True when the next value is a map (nothing consumed). */
+  isMap(): boolean {
+    const b = this.buf[this.pos];
+    return (b >= 0x80 && b <= 0x8f) || b === 0xde || b === 0xdf;
+  }
+
   /** True (and consumed) when the next value is nil. */
   nil(): boolean {
     if (this.buf[this.pos] === 0xc0) {

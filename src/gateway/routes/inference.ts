@@ -9,6 +9,7 @@ import { closeSignal } from '../close-signal.js';
 import { rawResponse } from '../raw-response.js';
 import type { AppEnv } from '../middleware/env.js';
 import { INFERENCE_PATHS, type InferenceEndpoint } from '../../api/types.js';
+import { runWithTrace, startRequestTrace } from '../../tracing/request-trace.js';
 
 /** Always routed (501 until the pipeline is plugged in); the others exist only with a handler. */
 const ALWAYS: readonly InferenceEndpoint[] = ['chat_completions', 'completions'];
@@ -23,7 +24,7 @@ export function registerInferenceRoutes(app: Hono<AppEnv>, ctx: GatewayContext):
         return gatewayError(501, 'not_implemented', `${path} is not available: no request pipeline is configured`);
       }
       const outgoing = c.env?.outgoing;
-      return handler({
+      const call = {
         request: c.req.raw,
         raw: outgoing ? rawResponse(outgoing) : undefined,
         requestId: c.get('requestId'),
@@ -31,7 +32,20 @@ export function registerInferenceRoutes(app: Hono<AppEnv>, ctx: GatewayContext):
         signal: outgoing ? closeSignal(outgoing) : c.req.raw.signal,
         services: ctx.servicesFor(c.req.raw.headers),
         history: ctx.history,
-      });
+      };
+      // Null unless --otlp-traces-endpoint / --enable-trace: then the handler runs as it always does.
+      const trace = startRequestTrace(c.req.raw.headers, { 'http.request.method': 'POST', 'url.path': path, 'smg.request_id': call.requestId });
+      if (!trace) return handler(call);
+      try {
+        const res = await runWithTrace(trace, () => handler(call));
+        // A stream written to the socket has its status there (its Response is only a marker).
+        trace.release(call.raw && res === call.raw.sent ? outgoing?.statusCode : res.status);
+        return res;
+      } catch (err) {
+        trace.fail(err instanceof Error ? err.message : String(err));
+        trace.release(500);
+        throw err;
+      }
     });
   }
 }

@@ -35,6 +35,8 @@ export interface SchedulerStatsView {
   kvCacheUsage: number;
   prefixRequests: number;
   prefixQueries: number;
+  /** Prompt tokens found in the simulated prefix cache this step (0 without --enable-prefix-caching). */
+  prefixHits?: number;
 }
 
 export interface Envelope {

@@ -17,6 +17,7 @@ import type { ChatTemplate, RenderRequest } from '../chat-template.js';
 import type { LoadedTokenizer } from '../tokenizer/index.js';
 import { fairTurn } from '../../util/fair-turn.js';
 import type { PromptPool } from './pool.js';
+import { tracePhase } from '../../tracing/request-trace.js';
 
 export const TEXT_OFF_LOOP_MIN_CHARS = 128;
 export const FAST_ON_LOOP_MAX_CHARS = 1024;
@@ -29,11 +30,15 @@ export interface PromptEncoding {
 /** Renders `request` with `template` and encodes it (ChatTemplateError when the template raises). */
 export async function encodeChatPrompt(enc: PromptEncoding, template: ChatTemplate, request: RenderRequest): Promise<number[]> {
   if (enc.tokenizer.encoder === 'fast' && template.interpretedBecause === null) {
-    return encodePromptText(enc, template.render(request));
+    const text = tracePhase('template', () => template.render(request));
+    return tracePhase('tokenize', () => encodePromptText(enc, text));
   }
+  // On a prompt thread the render and the encode are one message: one `template` span covers both.
   const offLoop = enc.pool?.encodeChat(request);
-  const ids = offLoop ? await afterFairTurn(offLoop) : null;
-  return ids ?? enc.tokenizer.encode(template.render(request), false);
+  const ids = offLoop ? await tracePhase('template', () => afterFairTurn(offLoop)) : null;
+  if (ids) return ids;
+  const text = tracePhase('template', () => template.render(request));
+  return tracePhase('tokenize', () => enc.tokenizer.encode(text, false));
 }
 
 /** Encodes text without special tokens. */

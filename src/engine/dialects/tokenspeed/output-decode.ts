@@ -62,7 +62,7 @@ function decodeBatch(msg: unknown): OutputEvent {
   const kvTotal = tail(BATCH_LOAD_POS + 3, 'kv_total_pages');
   // kv_total_pages 0 means "no snapshot": report no load rather than a fabricated idle engine.
   const load: EngineLoad | null =
-    kvTotal > 0 ? { numRunning, numWaiting, kvCacheUsage: kvActive / kvTotal } : null;
+    kvTotal > 0 ? { numRunning, numWaiting, kvCacheUsage: kvActive / kvTotal, prefixQueries: undefined, prefixHits: undefined } : null;
   // TokenSpeed has no out-of-band finished set: every finish rides its own row (§12).
   return { kind: 'batch', engineIndex, outputs, load, finishedRequests: null };
 }

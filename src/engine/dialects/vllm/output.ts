@@ -88,6 +88,7 @@ function decodeOne(cur: MsgpackCursor, frames: readonly Buffer[], known: IdTable
   let stopReason: number | string | null = null;
   let logprobsRaw: unknown = null;
   let prefill: unknown = null;
+  let events: unknown = null;
   // Field names only: the request id is added to the message on failure, not built per output.
   try {
     newTokenIds = cur.intArray('new_token_ids');
@@ -102,6 +103,9 @@ function decodeOne(cur: MsgpackCursor, frames: readonly Buffer[], known: IdTable
           break;
         case 6:
           stopReason = stopValue(cur.value('stop_reason'));
+          break;
+        case 7:
+          events = cur.value('events');
           break;
         case 11:
           prefill = cur.value('prefill_stats');
@@ -124,7 +128,31 @@ function decodeOne(cur: MsgpackCursor, frames: readonly Buffer[], known: IdTable
     errorMessage: null,
     // vLLM appends the token that matched (EOS or a stop_token_ids id) before finishing STOP.
     endsWithStopToken: finish === 'stop' && newTokenIds.length > 0,
+    // Always present (undefined without events): every output keeps one shape on the hot path.
+    queuedSecs: events === null ? undefined : (queuedSecs(events) ?? undefined),
   };
+}
+
+const EVENT_QUEUED = 1;
+const EVENT_SCHEDULED = 2;
+
+/**
+ * Queue time from the scheduler events (wire-vllm §5.3 field 7): the first SCHEDULED minus the
+ * QUEUED timestamp, both engine-monotonic, as vLLM's own `queued_time` (vllm/v1/metrics/stats.py).
+ * Malformed events are ignored: they only feed metrics.
+ */
+function queuedSecs(events: unknown): number | null {
+  if (!Array.isArray(events)) return null;
+  let queued: number | null = null;
+  let scheduled: number | null = null;
+  for (const e of events) {
+    if (e === null || typeof e !== 'object') continue;
+    const { type, timestamp } = e as { type?: unknown; timestamp?: unknown };
+    if (typeof timestamp !== 'number') continue;
+    if (type === EVENT_QUEUED && queued === null) queued = timestamp;
+    else if (type === EVENT_SCHEDULED && scheduled === null) scheduled = timestamp;
+  }
+  return queued !== null && scheduled !== null && scheduled >= queued ? scheduled - queued : null;
 }
 
 function stopValue(v: unknown): number | string {
@@ -139,7 +167,7 @@ function cachedTokens(prefill: unknown): number | null {
   return Number.isInteger(n) ? (n as number) : null;
 }
 
-const LOAD_NAMES = ['num_running_reqs', 'num_waiting_reqs', 'kv_cache_usage'];
+const LOAD_NAMES = ['num_running_reqs', 'num_waiting_reqs', 'kv_cache_usage', 'prefix_cache_stats'];
 const LOAD_KEYS = LOAD_NAMES.map((k) => Buffer.from(k, 'utf8'));
 /** Error labels, built once (not a string per engine message). */
 const LOAD_LABELS = LOAD_NAMES.map((k) => `scheduler_stats.${k}`);
@@ -149,12 +177,17 @@ const LOAD_LABELS = LOAD_NAMES.map((k) => `scheduler_stats.${k}`);
  * picked out in place; the rest is skipped undecoded. Missing counters read as 0.
  */
 function readLoad(cur: MsgpackCursor): EngineLoad {
-  const load: EngineLoad = { numRunning: 0, numWaiting: 0, kvCacheUsage: 0 };
+  // The prefix counters stay undefined unless non-zero, but are declared here: one object shape.
+  const load: EngineLoad = { numRunning: 0, numWaiting: 0, kvCacheUsage: 0, prefixQueries: undefined, prefixHits: undefined };
   const n = cur.mapLength('scheduler_stats');
   for (let i = 0; i < n; i++) {
     const k = cur.keyIndex(LOAD_KEYS, 'scheduler_stats');
     if (k === -1 || cur.nil()) {
       if (k === -1) cur.skip();
+      continue;
+    }
+    if (k === 3) {
+      readPrefixStats(cur, load);
       continue;
     }
     const v = cur.number(LOAD_LABELS[k]);
@@ -163,6 +196,33 @@ function readLoad(cur: MsgpackCursor): EngineLoad {
     else load.kvCacheUsage = v;
   }
   return load;
+}
+
+const PREFIX_KEYS = ['queries', 'hits'].map((k) => Buffer.from(k, 'utf8'));
+
+/**
+ * `prefix_cache_stats` {reset, requests, queries, hits, preempted_*}: the step's queries and hits,
+ * read in place (it comes with every engine step); anything else in it is skipped.
+ */
+function readPrefixStats(cur: MsgpackCursor, load: EngineLoad): void {
+  // Metrics only: a shape this reader does not know is skipped, never a decode failure.
+  if (!cur.isMap()) {
+    cur.skip();
+    return;
+  }
+  const n = cur.mapLength('scheduler_stats.prefix_cache_stats');
+  for (let i = 0; i < n; i++) {
+    const k = cur.keyIndex(PREFIX_KEYS, 'scheduler_stats.prefix_cache_stats');
+    if (k === -1 || cur.nil()) {
+      if (k === -1) cur.skip();
+      continue;
+    }
+    const v = cur.number(k === 0 ? 'prefix_cache_stats.queries' : 'prefix_cache_stats.hits');
+    // Zero adds nothing to the totals: left absent, so a step without cache traffic decodes as before.
+    if (v <= 0) continue;
+    if (k === 0) load.prefixQueries = v;
+    else load.prefixHits = v;
+  }
 }
 
 /** UtilityOutput `[call_id, failure_message, result]`, result = `[type_tag(nil), value]` or nil. */

@@ -1,0 +1,160 @@
+/**
+ * vLLM's request metrics (vllm/v1/metrics/loggers.py, PrometheusStatLogger) recorded from the same
+ * measurements as SMG's router metrics, so the Grafana dashboards vLLM users run keep working when
+ * a headless engine sits behind this gateway (a headless vLLM serves no /metrics of its own: its
+ * stat loggers live in the API-server process that headless mode does not start).
+ *
+ * Per engine request, as vLLM counts them: each choice of an n > 1 request is a request of its own
+ * (vLLM fans n out into child requests), labelled with vLLM's `model_name` and `engine` (the
+ * data-parallel rank that served it).
+ */
+/** A metric's series for one label set, resolved once (gateway/fast-metrics.ts). */
+export interface Observer {
+  observe(value: number): void;
+}
+export interface Incrementer {
+  inc(value?: number): void;
+}
+export interface LabelledHistogram {
+  labels(labels: Record<string, string>): Observer;
+}
+export interface LabelledCounter {
+  labels(labels: Record<string, string>): Incrementer;
+}
+
+/** The metric objects (defined by the gateway's registry, gateway/vllm-metrics.ts). */
+export interface VllmMetrics {
+  readonly ttft: LabelledHistogram;
+  readonly itl: LabelledHistogram;
+  readonly e2e: LabelledHistogram;
+  readonly queueTime: LabelledHistogram;
+  readonly promptTokens: LabelledCounter;
+  readonly generationTokens: LabelledCounter;
+  /** Labels model_name, engine, finished_reason. */
+  readonly success: LabelledCounter;
+  readonly paramsN: LabelledHistogram;
+  /** Token-count histograms; vLLM's 1-2-5 buckets need max_model_len, so they are made on first use. */
+  tokenHistograms(maxModelLen: number): VllmTokenHistograms;
+}
+
+export interface VllmTokenHistograms {
+  readonly requestPromptTokens: LabelledHistogram;
+  readonly requestGenerationTokens: LabelledHistogram;
+  readonly paramsMaxTokens: LabelledHistogram;
+}
+
+/** The children of one (model, engine), resolved once. */
+interface EngineSeries {
+  ttft: Observer;
+  itl: Observer;
+  e2e: Observer;
+  queueTime: Observer;
+  promptTokens: Incrementer;
+  generationTokens: Incrementer;
+  paramsN: Observer;
+  success: Map<string, Incrementer>;
+  tokens: { prompt: Observer; generation: Observer; maxTokens: Observer } | null;
+  labels: { model_name: string; engine: string };
+}
+
+const MAX_SERIES = 1024;
+const seriesCache = new WeakMap<VllmMetrics, Map<string, EngineSeries>>();
+
+function seriesFor(m: VllmMetrics, model: string, rank: number): EngineSeries {
+  let cache = seriesCache.get(m);
+  if (!cache) seriesCache.set(m, (cache = new Map()));
+  const key = `${model}\u0000${rank}`;
+  let s = cache.get(key);
+  if (s) return s;
+  const labels = { model_name: model, engine: String(rank) };
+  s = {
+    ttft: m.ttft.labels(labels),
+    itl: m.itl.labels(labels),
+    e2e: m.e2e.labels(labels),
+    queueTime: m.queueTime.labels(labels),
+    promptTokens: m.promptTokens.labels(labels),
+    generationTokens: m.generationTokens.labels(labels),
+    paramsN: m.paramsN.labels(labels),
+    success: new Map(),
+    tokens: null,
+    labels,
+  };
+  if (cache.size >= MAX_SERIES) cache.clear();
+  cache.set(key, s);
+  return s;
+}
+
+interface ChoiceState {
+  series: EngineSeries;
+  /** performance.now() of the last token, 0 before the first. */
+  lastTokenAt: number;
+  ended: boolean;
+}
+
+/** What one request feeds in; every method is cheap (no label hashing after the first choice). */
+export class VllmRequestRecorder {
+  private readonly choices = new Map<number, ChoiceState>();
+
+  constructor(
+    private readonly m: VllmMetrics,
+    private readonly model: string,
+    private readonly startedAt: number,
+    private readonly sampling: { n: number; maxTokens: number; maxModelLen: number },
+  ) {}
+
+  choiceStarted(index: number, rank: number): void {
+    const series = seriesFor(this.m, this.model, rank);
+    this.choices.set(index, { series, lastTokenAt: 0, ended: false });
+    // vLLM observes n once per request, on the parent.
+    if (this.choices.size === 1) series.paramsN.observe(this.sampling.n);
+  }
+
+  /** An engine output for choice `index` with `newTokens` tokens (queue time when the engine sent it). */
+  step(index: number, newTokens: number, queuedSecs: number | undefined): void {
+    const c = this.choices.get(index);
+    if (!c) return;
+    if (queuedSecs !== undefined) c.series.queueTime.observe(queuedSecs);
+    if (newTokens === 0) return;
+    const now = performance.now();
+    if (c.lastTokenAt === 0) c.series.ttft.observe((now - this.startedAt) / 1000);
+    else c.series.itl.observe((now - c.lastTokenAt) / 1000);
+    c.lastTokenAt = now;
+  }
+
+  choiceEnded(index: number, promptTokens: number, completionTokens: number, reason: string): void {
+    const c = this.choices.get(index);
+    if (!c || c.ended) return;
+    c.ended = true;
+    this.finish(c, reason, promptTokens, completionTokens);
+  }
+
+  /** The request failed: every choice still running ends as vLLM's `error` (or `abort` when the client left). */
+  failed(reason: 'error' | 'abort'): void {
+    for (const c of this.choices.values()) {
+      if (c.ended) continue;
+      c.ended = true;
+      this.finish(c, reason, 0, 0);
+    }
+  }
+
+  private finish(c: ChoiceState, reason: string, promptTokens: number, completionTokens: number): void {
+    const s = c.series;
+    s.e2e.observe((performance.now() - this.startedAt) / 1000);
+    if (promptTokens > 0) s.promptTokens.inc(promptTokens);
+    if (completionTokens > 0) s.generationTokens.inc(completionTokens);
+    // vLLM's FinishReason strings: stop, length, abort, error (tool calls end on a stop).
+    const finished = reason === 'tool_calls' ? 'stop' : reason;
+    let child = s.success.get(finished);
+    if (!child) s.success.set(finished, (child = this.m.success.labels({ ...s.labels, finished_reason: finished })));
+    child.inc();
+    if (this.sampling.maxModelLen > 0) {
+      if (s.tokens === null) {
+        const h = this.m.tokenHistograms(this.sampling.maxModelLen);
+        s.tokens = { prompt: h.requestPromptTokens.labels(s.labels), generation: h.requestGenerationTokens.labels(s.labels), maxTokens: h.paramsMaxTokens.labels(s.labels) };
+      }
+      s.tokens.prompt.observe(promptTokens);
+      s.tokens.generation.observe(completionTokens);
+      s.tokens.maxTokens.observe(this.sampling.maxTokens);
+    }
+  }
+}
