@@ -117,6 +117,13 @@ export class EngineClient implements EngineClientApi {
   private readonly ids = new IdTable();
   private readonly deadListeners: ((err: EngineError) => void)[] = [];
   private readonly dropHandler = (id: string) => this.abort(id);
+  /** Last resort: a request whose own handling threw is failed and logged; the reader goes on. */
+  private readonly listenerErrorHandler = (id: string, err: unknown) => {
+    this.logger.error(
+      { worker: this.url, requestId: id, error: errText(err), stack: err instanceof Error ? err.stack : undefined },
+      'request handling threw in the engine output reader; that request is aborted, the others go on',
+    );
+  };
 
   private live = true;
   private deadError: EngineError | null = null;
@@ -173,7 +180,13 @@ export class EngineClient implements EngineClientApi {
       },
       'ZMQ engine group connected',
     );
-    void this.readLoop();
+    // The reader's own code does not throw (each request's handling is contained by its stream);
+    // should it ever, this worker's requests fail with the error, not the process.
+    this.readLoop().catch((err: unknown) => {
+      this.die(new EngineDeathError('transport', `output reader failed: ${errText(err)}`, 'transport'), 'engine output reader threw', {
+        stack: err instanceof Error ? err.stack : undefined,
+      });
+    });
   }
 
   get alive(): boolean {
@@ -208,7 +221,7 @@ export class EngineClient implements EngineClientApi {
       const field = (err as { field?: unknown }).field;
       throw new EngineError('invalid', errText(err), typeof field === 'string' ? field : null);
     }
-    const stream = new EngineRequestStream(id, rank, this.dropHandler);
+    const stream = new EngineRequestStream(id, rank, this.dropHandler, this.listenerErrorHandler);
     const wasIdle = this.streams.size === 0;
     this.streams.set(id, stream);
     this.ids.add(id);

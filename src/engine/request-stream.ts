@@ -26,7 +26,28 @@ export class EngineRequestStream implements RequestStream, AsyncIterator<EngineC
     readonly rank: number,
     /** Called when the consumer stops early, so the client can abort the engine request. */
     private readonly onDrop: (requestId: string) => void,
+    /**
+     * Called when the listener threw: the listener runs inside the engine output reader, which
+     * every request of the worker shares, so its exception ends this request (the stream drops
+     * it, the client aborts it on the engine and logs) instead of the reader.
+     */
+    private readonly onListenerError: (requestId: string, err: unknown) => void = () => {},
   ) {}
+
+  /** Runs one listener call; a throw fails this request only (see onListenerError). */
+  private deliver(call: (l: ChunkListener) => void): void {
+    const listener = this.listener;
+    if (!listener) return;
+    try {
+      call(listener);
+    } catch (err) {
+      const wasLive = !this.ended;
+      this.ended = true;
+      this.listener = null;
+      this.onListenerError(this.requestId, err);
+      if (wasLive) this.onDrop(this.requestId);
+    }
+  }
 
   listen(listener: ChunkListener): void {
     this.listener = listener;
@@ -34,18 +55,18 @@ export class EngineRequestStream implements RequestStream, AsyncIterator<EngineC
     const queued = this.queue.slice(this.head) as EngineChunk[];
     this.queue.length = 0;
     this.head = 0;
-    for (const c of queued) listener.chunk(c);
+    for (const c of queued) this.deliver((l) => l.chunk(c));
     if (this.ended) {
-      if (this.error) listener.fail(this.error);
-      else listener.end();
+      const err = this.error;
       this.error = null;
+      this.deliver((l) => (err ? l.fail(err) : l.end()));
     }
   }
 
   push(chunk: EngineChunk): void {
     if (this.ended) return;
     if (this.listener) {
-      this.listener.chunk(chunk);
+      this.deliver((l) => l.chunk(chunk));
       return;
     }
     const w = this.waiter;
@@ -62,7 +83,7 @@ export class EngineRequestStream implements RequestStream, AsyncIterator<EngineC
     if (this.ended) return;
     this.ended = true;
     if (this.listener) {
-      this.listener.end();
+      this.deliver((l) => l.end());
       return;
     }
     const w = this.waiter;
@@ -77,7 +98,7 @@ export class EngineRequestStream implements RequestStream, AsyncIterator<EngineC
     if (this.ended) return;
     this.ended = true;
     if (this.listener) {
-      this.listener.fail(err);
+      this.deliver((l) => l.fail(err));
       return;
     }
     this.error = err;
