@@ -11,6 +11,7 @@ import { checkJsonSchemaFormat } from '../openai/sampling-request.js';
 import { ToolNames, checkOptBool, checkOptString, checkToolName, checkToolSchema } from '../tool-definition.js';
 import { type Body, asBody, optBool, optNumber, optObject, optString } from '../openai/fields.js';
 import { inputMessages } from './input-items.js';
+import { checkMetadata } from './metadata.js';
 
 /** Request fields a Responses object echoes back. */
 export interface ResponseEcho {
@@ -56,6 +57,7 @@ export function parseResponsesRequest(raw: unknown): ResponsesRequest {
   const textFormat = responseFormat(body);
   const reasoning = optObject(body, 'reasoning');
   const effort = reasoning ? optString(reasoning, 'effort', 'reasoning.effort') : undefined;
+  const metadata = checkMetadata(body.metadata);
 
   const chatBody: Body = {
     model,
@@ -94,7 +96,7 @@ export function parseResponsesRequest(raw: unknown): ResponsesRequest {
       tools: tools.map((t) => ({ type: 'function', ...t })),
       textFormat,
       reasoningEffort: effort ?? null,
-      metadata: optObject(body, 'metadata') ?? {},
+      metadata,
       user: optString(body, 'user') ?? null,
     },
   };
