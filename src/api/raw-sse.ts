@@ -174,7 +174,8 @@ export class RawSseWriter implements GenerationSink, Flushable, HeldHead {
     if (this.broke) return;
     this.broke = true;
     this.finished = true;
-    this.pending.take();
+    // Frames made before the failure are dropped: the answer ends with the error.
+    if (this.pending.size > 0) this.pending.take();
     try {
       if (!this.raw.closed) {
         if (!this.raw.headersSent && !this.headHeld) {
