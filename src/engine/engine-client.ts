@@ -25,7 +25,7 @@ import {
 import { formatSeconds } from './format-seconds.js';
 import { runHandshake, DEFAULT_SEND_TIMEOUT_MS, HandshakeError, type HandshakeResult } from './handshake.js';
 import { DEFAULT_INPUT_PROBE_TIMING, type InputProbe, type InputProbeSpec, type InputProbeTiming } from './input-probe.js';
-import { deriveAddresses, prepareIpcEndpoints, removeOwnSocketFiles, type EngineAddresses } from './ipc-path.js';
+import { deriveAddresses, prepareIpcEndpoints, removeCreatedDirs, removeOwnSocketFiles, type EngineAddresses } from './ipc-path.js';
 import { DecodeErrorRun, SilenceWatchdog } from './liveness.js';
 import { RankTable } from './rank-table.js';
 import { runtimeMismatch } from './runtime-check.js';
@@ -69,27 +69,37 @@ export interface EngineClientOptions {
 /** Binds, runs the handshake for exactly `engineCount` engines and returns a live client. */
 export async function connectEngineClient(opts: EngineClientOptions): Promise<EngineClient> {
   const addresses = deriveAddresses(opts.url, opts.handshakeAddress);
-  await prepareIpcEndpoints(addresses);
+  const createdDirs = await prepareIpcEndpoints(addresses);
   opts.logger.info(
     `Binding ZMQ client for worker ${opts.url} (handshake=${addresses.handshake}, engines=${opts.engineCount})`,
   );
   opts.onBound?.();
-  const hs = await runHandshake({
-    addresses,
-    engineCount: opts.engineCount,
-    dialect: opts.dialect,
-    stageTimeoutMs: opts.stageTimeoutMs,
-    sendTimeoutMs: opts.sendTimeoutMs ?? DEFAULT_SEND_TIMEOUT_MS,
-    signal: opts.signal,
-    logger: opts.logger,
-  });
+  let hs: HandshakeResult;
+  try {
+    hs = await runHandshake({
+      addresses,
+      engineCount: opts.engineCount,
+      dialect: opts.dialect,
+      stageTimeoutMs: opts.stageTimeoutMs,
+      sendTimeoutMs: opts.sendTimeoutMs ?? DEFAULT_SEND_TIMEOUT_MS,
+      signal: opts.signal,
+      logger: opts.logger,
+    });
+  } catch (err) {
+    // The handshake removed its socket files; the directories made for them go too (when empty).
+    await removeCreatedDirs(createdDirs);
+    throw err;
+  }
   const mismatch = runtimeMismatch(opts.dialect.runtime, opts.url, hs.engines);
   if (mismatch !== null) {
     for (const s of [hs.input, hs.output]) if (!s.closed) s.close();
     await removeOwnSocketFiles(hs.socketFiles);
+    await removeCreatedDirs(createdDirs);
     throw new HandshakeError('config', mismatch);
   }
-  return new EngineClient(opts, addresses, hs);
+  const client = new EngineClient(opts, addresses, hs);
+  client.ownDirs(createdDirs);
+  return client;
 }
 
 export class EngineClient implements EngineClientApi {
@@ -128,6 +138,7 @@ export class EngineClient implements EngineClientApi {
   private live = true;
   private deadError: EngineError | null = null;
   private closePromise: Promise<void> | null = null;
+  private createdDirs: readonly string[] = [];
 
   constructor(opts: EngineClientOptions, addresses: EngineAddresses, hs: HandshakeResult) {
     this.url = opts.url;
@@ -263,11 +274,17 @@ export class EngineClient implements EngineClientApi {
     return this.closePromise;
   }
 
+  /** Directories this client's bind created: removed (when empty) with its socket files. */
+  ownDirs(dirs: readonly string[]): void {
+    this.createdDirs = dirs;
+  }
+
   private async doClose(): Promise<void> {
     this.live = false;
     this.failAll(new EngineError('closed', CLIENT_CLOSED_TEXT));
     this.shutdownSockets();
     await removeOwnSocketFiles(this.hs.socketFiles);
+    await removeCreatedDirs(this.createdDirs);
   }
 
   // ------------------------------------------------------------------ sending

@@ -12,6 +12,7 @@ import { fairTurn } from '../util/fair-turn.js';
 import { buildApp, buildMetricsApp, buildProbeApp } from './app.js';
 import type { GatewayConfig } from './config.js';
 import { createGatewayContext, type ContextOptions, type GatewayContext } from './context.js';
+import { exposureWarning } from './exposure-warning.js';
 import type { AppEnv } from './middleware/env.js';
 
 export interface GatewayHandle {
@@ -107,6 +108,8 @@ export async function startGateway(config: GatewayConfig, opts: ContextOptions =
   }
   const port = boundPort(server);
   log.info(`Gateway listening on ${hostPort(config.host, port)} (policy=${config.policy}, workers=${config.workerUrls.length})`);
+  const exposed = exposureWarning(config.host, config.apiKey);
+  if (exposed) log.warn(exposed);
 
   // SMG's isolated probe listener: /liveness, /readiness and /health only, on the gateway host.
   let probeServer: Server | null = null;
