@@ -16,6 +16,7 @@
 import type { ChatTemplate, RenderRequest } from '../chat-template.js';
 import type { LoadedTokenizer } from '../tokenizer/index.js';
 import { fairTurn } from '../../util/fair-turn.js';
+import { type PromptLimit, refuseSurelyTooLong } from '../prompt-length-bound.js';
 import type { PromptPool } from './pool.js';
 
 export const TEXT_OFF_LOOP_MIN_CHARS = 128;
@@ -24,6 +25,11 @@ export const FAST_ON_LOOP_MAX_CHARS = 1024;
 export interface PromptEncoding {
   tokenizer: Pick<LoadedTokenizer, 'encode' | 'encoder'>;
   pool: PromptPool | null;
+  /**
+   * The largest context of the model's engines: a text that surely needs more tokens is refused
+   * before it is encoded (prompt-length-bound.ts). Absent or null: no bound (no engine yet).
+   */
+  limit?: PromptLimit;
 }
 
 /** Renders `request` with `template` and encodes it (ChatTemplateError when the template raises). */
@@ -31,6 +37,8 @@ export async function encodeChatPrompt(enc: PromptEncoding, template: ChatTempla
   if (enc.tokenizer.encoder === 'fast' && template.interpretedBecause === null) {
     return encodePromptText(enc, template.render(request));
   }
+  // An interpreted template renders on the prompt thread; the rendered text is bounded there by
+  // the exact count (no length bound on this path).
   const offLoop = enc.pool?.encodeChat(request);
   const ids = offLoop ? await afterFairTurn(offLoop) : null;
   return ids ?? enc.tokenizer.encode(template.render(request), false);
@@ -38,6 +46,7 @@ export async function encodeChatPrompt(enc: PromptEncoding, template: ChatTempla
 
 /** Encodes text without special tokens. */
 export async function encodePromptText(enc: PromptEncoding, text: string): Promise<number[]> {
+  if (enc.limit) refuseSurelyTooLong(enc.limit.tokenizer, text, enc.limit.maxModelLen);
   const onLoopBelow = enc.tokenizer.encoder === 'fast' ? FAST_ON_LOOP_MAX_CHARS : TEXT_OFF_LOOP_MIN_CHARS;
   const offLoop = text.length >= onLoopBelow ? enc.pool?.encodeText(text) : null;
   const ids = offLoop ? await afterFairTurn(offLoop) : null;
