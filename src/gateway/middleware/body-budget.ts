@@ -9,11 +9,15 @@
  * limit is always admitted when nothing else is in flight.
  */
 import type { MiddlewareHandler } from 'hono';
+import { collectSoon } from '../../util/idle-gc.js';
 import { gatewayError } from '../errors.js';
 import type { AppEnv } from './env.js';
 
 /** How many maximum-size bodies may be in flight together. */
 export const BODY_BUDGET_BODIES = 4;
+
+/** Bodies from this size on are followed by one idle GC (util/idle-gc.ts). */
+const BIG_BODY_BYTES = 4 * 1024 * 1024;
 
 export function bodyBudget(maxBodyBytes: number, budgetBytes = BODY_BUDGET_BODIES * maxBodyBytes): MiddlewareHandler<AppEnv> {
   let inFlight = 0;
@@ -39,6 +43,7 @@ export function bodyBudget(maxBodyBytes: number, budgetBytes = BODY_BUDGET_BODIE
       await next();
     } finally {
       inFlight -= charge;
+      if (charge >= BIG_BODY_BYTES) collectSoon();
     }
   };
 }
