@@ -1,6 +1,6 @@
 /**
- * Descriptors: `smg launch` under an open-files limit of 400 (set with `ulimit -n` in the shell
- * that execs it) with more idle connections offered than it may hold, while its engine is killed
+ * Descriptors: `smg launch` under an open-files limit of 400 (hard; soft 200, set with `ulimit` in
+ * the shell that execs it) with more idle connections offered than it may hold, while its engine is killed
  * and restarted. The gateway holds at most --max-connections (derived: 400 minus a reserve of 80
  * minus 2 × 16 for the metrics and probe listeners), closes the oldest idle connection to admit a
  * new one, keeps serving, and the restarted engine rejoins because HTTP never takes the
@@ -20,9 +20,12 @@ import { type Proc, ROOT, SMG_BIN, TINY_MODEL, killProc, waitFor, waitForOk } fr
 const LIMIT = 400;
 const EXPECTED_CAP = LIMIT - 80 - 32;
 
-/** `smg <args>` with the open-files limit set to `limit` by the shell that execs it. */
+/**
+ * `smg <args>` with the open-files hard limit set to `limit` and the soft one to half of it by the
+ * shell that execs it: the gateway runs with the hard limit (Node raises the soft one at start).
+ */
 function smgUnderLimit(limit: number, args: string[]): Proc {
-  const child = spawn('sh', ['-c', `ulimit -n ${limit} && exec "$0" "$@"`, process.execPath, SMG_BIN, ...args], {
+  const child = spawn('sh', ['-c', `ulimit -Sn ${limit / 2} && ulimit -Hn ${limit} && exec "$0" "$@"`, process.execPath, SMG_BIN, ...args], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
