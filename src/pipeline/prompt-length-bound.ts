@@ -87,3 +87,12 @@ export function refuseSurelyTooLong(tok: BoundTokenizer, text: string, maxModelL
     true,
   );
 }
+
+/**
+ * Whether a text of `chars` UTF-16 units (3 UTF-8 bytes each at most) could be refused by
+ * refuseSurelyTooLong: only such prompts are worth rendering on the event loop to check.
+ */
+export function mayBeSurelyTooLong(tok: BoundTokenizer, chars: number, maxModelLen: number | null | undefined): boolean {
+  if (!maxModelLen || chars < maxModelLen) return false;
+  return (chars * 3) / bytesPerToken(tok).maxBytes >= maxModelLen;
+}

@@ -16,7 +16,7 @@
 import type { ChatTemplate, RenderRequest } from '../chat-template.js';
 import type { LoadedTokenizer } from '../tokenizer/index.js';
 import { fairTurn } from '../../util/fair-turn.js';
-import { type PromptLimit, refuseSurelyTooLong } from '../prompt-length-bound.js';
+import { type PromptLimit, mayBeSurelyTooLong, refuseSurelyTooLong } from '../prompt-length-bound.js';
 import type { PromptPool } from './pool.js';
 
 export const TEXT_OFF_LOOP_MIN_CHARS = 128;
@@ -37,11 +37,34 @@ export async function encodeChatPrompt(enc: PromptEncoding, template: ChatTempla
   if (enc.tokenizer.encoder === 'fast' && template.interpretedBecause === null) {
     return encodePromptText(enc, template.render(request));
   }
-  // An interpreted template renders on the prompt thread; the rendered text is bounded there by
-  // the exact count (no length bound on this path).
+  // A request whose text alone could be refused for its length is rendered here, so the bound
+  // applies before any encoding (the thread would render and encode it whole); the rest (every
+  // ordinary prompt) go to the thread as before.
+  const limit = enc.limit;
+  if (limit?.maxModelLen) {
+    if (mayBeSurelyTooLong(limit.tokenizer, textLength(request.messages), limit.maxModelLen)) {
+      return encodePromptText(enc, template.render(request));
+    }
+  }
   const offLoop = enc.pool?.encodeChat(request);
   const ids = offLoop ? await afterFairTurn(offLoop) : null;
   return ids ?? enc.tokenizer.encode(template.render(request), false);
+}
+
+/**
+ * The characters of the strings in `value` (message contents, tool arguments): a cheap test of
+ * whether a prompt could be long at all (a string's length costs nothing to read).
+ */
+function textLength(value: unknown): number {
+  let n = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v === 'string') n += v.length;
+    else if (Array.isArray(v)) for (const x of v) stack.push(x);
+    else if (v !== null && typeof v === 'object') for (const x of Object.values(v)) stack.push(x);
+  }
+  return n;
 }
 
 /** Encodes text without special tokens. */
