@@ -9,7 +9,8 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Rig, startRig } from './support/rig.js';
 
-const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+/** The process's resident set in MB (0 once it is gone). */
+const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 
 describe('huge over-context bodies (e2e)', () => {
   let rig: Rig;
@@ -41,15 +42,19 @@ describe('huge over-context bodies (e2e)', () => {
       }
     })();
     const started = performance.now();
-    const answers = await Promise.all(
-      Array.from({ length: 8 }, async () => {
-        const r = await fetch(`${rig.baseURL}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-        return { status: r.status, body: (await r.json()) as { error: { code: string; message: string } } };
-      }),
-    );
+    let answers: Array<{ status: number; body: { error: { code: string; message: string } } }>;
+    try {
+      answers = await Promise.all(
+        Array.from({ length: 8 }, async () => {
+          const r = await fetch(`${rig.baseURL}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+          return { status: r.status, body: (await r.json()) as { error: { code: string; message: string } } };
+        }),
+      );
+    } finally {
+      running = false;
+      await sampler;
+    }
     const elapsedMs = performance.now() - started;
-    running = false;
-    await sampler;
 
     for (const a of answers) {
       expect([400, 503]).toContain(a.status);
@@ -74,9 +79,12 @@ describe('huge over-context bodies (e2e)', () => {
         `/health worst ${healthWorstMs.toFixed(0)} ms; 8 requests answered in ${elapsedMs.toFixed(0)} ms ` +
         `(${answers.filter((a) => a.status === 400).length} × 400, ${answers.filter((a) => a.status === 503).length} × 503)`,
     );
-    // Ceilings with room for a busy 2-core box: before, peak was 4.6 GB and /health waited 34 s.
-    expect(peak - base).toBeLessThan(700);
-    expect(healthWorstMs).toBeLessThan(3000);
+    // Ceilings with room for a busy shared 2-core box (quiet: /health 0.7-2 s, all answered in
+    // 3-8 s, peak +300-450 MB). Before, on this box: peak +1,470 MB, 37 s to answer the eight, and
+    // /health 5.7 s; the issue's box: 4.6 GB and 34 s.
+    expect(peak - base).toBeLessThan(900);
+    expect(elapsedMs).toBeLessThan(25_000);
+    expect(healthWorstMs).toBeLessThan(6000);
     // The idle GC after big bodies (util/idle-gc.ts) gives the heap back; measured ~150 MB stays
     // above the baseline as external Buffers.
     expect(after - base).toBeLessThan(250);

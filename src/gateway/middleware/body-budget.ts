@@ -4,10 +4,12 @@
  * 34 s. A request is charged its Content-Length (a chunked body: the per-body limit, as it may grow
  * to that) from before its body is read until its handler has answered (for a stream: once the
  * prompt is prepared and the first bytes are on their way, when the body text is garbage), and a
- * request that would go past the budget is refused 503 at once with Retry-After, before a byte of
- * its body is read. The budget is four maximum bodies, so any single body that passes the size
- * limit is always admitted when nothing else is in flight.
+ * request that would go past the budget is refused 503 with Retry-After; its body is read and
+ * dropped as it arrives (never held) so that the client, still sending, gets the answer. The
+ * budget is four maximum bodies, so any single body that passes the size limit is always admitted
+ * when nothing else is in flight.
  */
+import type { IncomingMessage } from 'node:http';
 import type { MiddlewareHandler } from 'hono';
 import { collectSoon } from '../../util/idle-gc.js';
 import { gatewayError } from '../errors.js';
@@ -30,6 +32,11 @@ export function bodyBudget(maxBodyBytes: number, budgetBytes = BODY_BUDGET_BODIE
     const charge = Number.isFinite(declared) && declared > 0 ? Math.min(declared, maxBodyBytes) : 0;
     if (charge === 0) return next();
     if (inFlight + charge > budgetBytes && inFlight > 0) {
+      // The body is read and thrown away before the 503, so the client gets it: refused unread,
+      // the connection would be cut once @hono/node-server's 500 ms drain is over, and a client
+      // still sending a big body sees EPIPE instead of the status. Nothing is kept meanwhile.
+      const incoming = c.env?.incoming;
+      if (incoming) await discardBody(incoming);
       return gatewayError(
         503,
         'request_bodies_over_budget',
@@ -46,4 +53,24 @@ export function bodyBudget(maxBodyBytes: number, budgetBytes = BODY_BUDGET_BODIE
       if (charge >= BIG_BODY_BYTES) collectSoon();
     }
   };
+}
+
+/** Reads `incoming` to its end, keeping nothing; gives up after `timeoutMs` (the request timeout cuts it anyway). */
+function discardBody(incoming: IncomingMessage, timeoutMs = 30_000): Promise<void> {
+  if (incoming.readableEnded || incoming.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      incoming.off('end', done);
+      incoming.off('close', done);
+      incoming.off('error', done);
+      resolve();
+    };
+    const timer = setTimeout(done, timeoutMs);
+    timer.unref();
+    incoming.on('end', done);
+    incoming.on('close', done);
+    incoming.on('error', done);
+    incoming.resume();
+  });
 }
