@@ -25,7 +25,7 @@ import {
 import { formatSeconds } from './format-seconds.js';
 import { runHandshake, DEFAULT_SEND_TIMEOUT_MS, HandshakeError, type HandshakeResult } from './handshake.js';
 import { DEFAULT_INPUT_PROBE_TIMING, type InputProbe, type InputProbeSpec, type InputProbeTiming } from './input-probe.js';
-import { deriveAddresses, prepareIpcEndpoints, removeCreatedDirs, removeOwnSocketFiles, type EngineAddresses } from './ipc-path.js';
+import { deriveAddresses, prepareIpcEndpoints, removeCreatedDirs, removeOwnSocketFiles, removeStaleSocket, type EngineAddresses } from './ipc-path.js';
 import { DecodeErrorRun, SilenceWatchdog } from './liveness.js';
 import { RankTable } from './rank-table.js';
 import { runtimeMismatch } from './runtime-check.js';
@@ -86,7 +86,12 @@ export async function connectEngineClient(opts: EngineClientOptions): Promise<En
       logger: opts.logger,
     });
   } catch (err) {
-    // The handshake removed its socket files; the directories made for them go too (when empty).
+    // The handshake removes the socket files it recorded; one bound just as an abort came may not
+    // be recorded yet. In directories made for this worker a leftover (dead) socket can only be
+    // ours: it goes, and then the directories (when empty).
+    if (createdDirs.length > 0) {
+      await Promise.allSettled([removeStaleSocket(addresses.inputPath), removeStaleSocket(addresses.outputPath)]);
+    }
     await removeCreatedDirs(createdDirs);
     throw err;
   }
