@@ -13,6 +13,7 @@ import { buildApp, buildMetricsApp, buildProbeApp } from './app.js';
 import type { GatewayConfig } from './config.js';
 import { createGatewayContext, type ContextOptions, type GatewayContext } from './context.js';
 import { exposureWarning } from './exposure-warning.js';
+import { installRejectionGuard } from './last-resort.js';
 import {
   CONNECTIONS_CHECK_INTERVAL_MS,
   FIRST_BYTE_TIMEOUT_MS,
@@ -94,6 +95,7 @@ function closeServer(server: Server, boundMs: number): Promise<void> {
 export async function startGateway(config: GatewayConfig, opts: ContextOptions = {}): Promise<GatewayHandle> {
   const ctx = createGatewayContext(config, { defaultMetrics: true, ...opts });
   const log = ctx.logger;
+  installRejectionGuard(log);
   const app = buildApp(ctx);
 
   let metricsHost = config.prometheusHost;
