@@ -34,19 +34,16 @@ export class EngineRequestStream implements RequestStream, AsyncIterator<EngineC
     private readonly onListenerError: (requestId: string, err: unknown) => void = () => {},
   ) {}
 
-  /** Runs one listener call; a throw fails this request only (see onListenerError). */
-  private deliver(call: (l: ChunkListener) => void): void {
-    const listener = this.listener;
-    if (!listener) return;
-    try {
-      call(listener);
-    } catch (err) {
-      const wasLive = !this.ended;
-      this.ended = true;
-      this.listener = null;
-      this.onListenerError(this.requestId, err);
-      if (wasLive) this.onDrop(this.requestId);
-    }
+  /**
+   * The listener threw (from chunk, end or fail): this request ends here (see onListenerError).
+   * try/catch sits at each call site rather than in a helper taking a closure: push() runs once
+   * per request per engine step.
+   */
+  private listenerThrew(err: unknown, wasLive: boolean): void {
+    this.ended = true;
+    this.listener = null;
+    this.onListenerError(this.requestId, err);
+    if (wasLive) this.onDrop(this.requestId);
   }
 
   listen(listener: ChunkListener): void {
@@ -55,18 +52,32 @@ export class EngineRequestStream implements RequestStream, AsyncIterator<EngineC
     const queued = this.queue.slice(this.head) as EngineChunk[];
     this.queue.length = 0;
     this.head = 0;
-    for (const c of queued) this.deliver((l) => l.chunk(c));
+    try {
+      for (const c of queued) listener.chunk(c);
+    } catch (err) {
+      this.listenerThrew(err, !this.ended);
+      return;
+    }
     if (this.ended) {
       const err = this.error;
       this.error = null;
-      this.deliver((l) => (err ? l.fail(err) : l.end()));
+      try {
+        if (err) listener.fail(err);
+        else listener.end();
+      } catch (e) {
+        this.listenerThrew(e, false);
+      }
     }
   }
 
   push(chunk: EngineChunk): void {
     if (this.ended) return;
     if (this.listener) {
-      this.deliver((l) => l.chunk(chunk));
+      try {
+        this.listener.chunk(chunk);
+      } catch (err) {
+        this.listenerThrew(err, true);
+      }
       return;
     }
     const w = this.waiter;
@@ -83,7 +94,11 @@ export class EngineRequestStream implements RequestStream, AsyncIterator<EngineC
     if (this.ended) return;
     this.ended = true;
     if (this.listener) {
-      this.deliver((l) => l.end());
+      try {
+        this.listener.end();
+      } catch (err) {
+        this.listenerThrew(err, false);
+      }
       return;
     }
     const w = this.waiter;
@@ -98,7 +113,11 @@ export class EngineRequestStream implements RequestStream, AsyncIterator<EngineC
     if (this.ended) return;
     this.ended = true;
     if (this.listener) {
-      this.deliver((l) => l.fail(err));
+      try {
+        this.listener.fail(err);
+      } catch (e) {
+        this.listenerThrew(e, false);
+      }
       return;
     }
     this.error = err;
