@@ -15,6 +15,11 @@
 export interface Flushable {
   /** Writes what the stream has pending (or ends it, if it is over). */
   flush(): void;
+  /**
+   * flush() threw: the stream ends itself and reports it. The queue is shared by every stream, so
+   * one stream's exception must not stop the others' writes (or leave the immediate disarmed).
+   */
+  flushFailed(err: unknown): void;
 }
 
 const FLUSH_SLICE_MS = 0.5;
@@ -43,7 +48,12 @@ function flushQueued(): void {
   const start = performance.now();
   let i = 0;
   while (i < batch.length) {
-    batch[i++].flush();
+    const s = batch[i++];
+    try {
+      s.flush();
+    } catch (err) {
+      s.flushFailed(err);
+    }
     if (i % CHECK_EVERY === 0 && performance.now() - start > FLUSH_SLICE_MS) break;
   }
   if (i < batch.length) {

@@ -27,6 +27,12 @@ export interface RawSseOptions {
   errorResponse: (err: unknown) => Response;
   /** Called once when the response is over (ended, failed or the client left). */
   onClose: () => void;
+  /**
+   * Encoding or writing this response threw (the writer has already ended the response as best
+   * it could): log it and stop the generation. The exception never leaves the writer, because
+   * its callers are loops every request shares (the engine output reader, the flush scheduler).
+   */
+  onBroken?: (err: unknown) => void;
 }
 
 /** An ending stream with at most this much unwritten (about a socket buffer's worth) ends at once. */
@@ -41,6 +47,8 @@ export class RawSseWriter implements GenerationSink, Flushable, HeldHead {
   /** The socket pushed back: nothing is written until it drains. */
   private blocked = false;
   private finished = false;
+  /** Encoding or writing threw; everything after is ignored. */
+  private broke = false;
 
   constructor(
     private readonly raw: RawResponse,
@@ -75,45 +83,123 @@ export class RawSseWriter implements GenerationSink, Flushable, HeldHead {
   }
 
   push(ev: GenEvent): void {
-    if (!this.raw.headersSent) this.head();
-    const frames = this.enc.event(ev);
-    if (frames) this.send(frames);
+    if (this.broke) return;
+    try {
+      if (!this.raw.headersSent) this.head();
+      const frames = this.enc.event(ev);
+      if (frames) this.send(frames);
+    } catch (err) {
+      this.broken(err);
+    }
   }
 
   end(): void {
-    if (!this.raw.headersSent) this.head();
-    this.close(this.enc.end());
+    if (this.broke) return;
+    try {
+      if (!this.raw.headersSent) this.head();
+      this.close(this.enc.end());
+    } catch (err) {
+      this.broken(err);
+    }
   }
 
   fail(err: unknown): void {
-    // A held head is already committed: the failure is an error frame after it, as without the hold.
-    if (this.headHeld) this.head();
-    if (!this.raw.headersSent && !this.raw.closed) {
-      const res = this.opts.errorResponse(err);
-      const headers: Record<string, string> = { ...this.opts.headers };
-      res.headers.forEach((v, k) => (headers[k] = v));
-      void res.text().then((body) => {
-        if (this.raw.closed) return this.opts.onClose();
-        this.raw.writeHead(res.status, headers);
-        this.raw.end(body);
-        this.opts.onClose();
-      });
-      return;
+    if (this.broke) return;
+    try {
+      // A held head is already committed: the failure is an error frame after it, as without the hold.
+      if (this.headHeld) this.head();
+      if (!this.raw.headersSent && !this.raw.closed) {
+        this.answerError(err, () => this.opts.onClose());
+        return;
+      }
+      this.close(this.enc.error(err));
+    } catch (e) {
+      this.broken(e);
     }
-    this.close(this.enc.error(err));
   }
 
   /** Writes what is pending, or ends the response once it is over (the flush scheduler's call). */
   flush(): void {
     this.scheduled = false;
-    if (this.blocked || this.raw.closed) return;
-    if (this.finished) return this.endNow();
-    if (this.pending.size > 0) {
-      if (!this.raw.write(this.pending.take())) this.blocked = true;
+    if (this.broke || this.blocked || this.raw.closed) return;
+    try {
+      if (this.finished) return this.endNow();
+      if (this.pending.size > 0) {
+        if (!this.raw.write(this.pending.take())) this.blocked = true;
+      }
+      // The socket has sent all it was given (now, or by the drain that called this): the buffer
+      // can serve another stream.
+      if (this.raw.idle) this.pending.release();
+    } catch (err) {
+      this.broken(err);
     }
-    // The socket has sent all it was given (now, or by the drain that called this): the buffer
-    // can serve another stream.
-    if (this.raw.idle) this.pending.release();
+  }
+
+  /** The flush scheduler's last resort, should flush() itself ever throw. */
+  flushFailed(err: unknown): void {
+    this.broken(err);
+  }
+
+  /** The protocol's error status and body, before any head went out; then `after`. */
+  private answerError(err: unknown, after: () => void): void {
+    const res = this.opts.errorResponse(err);
+    const headers: Record<string, string> = { ...this.opts.headers };
+    res.headers.forEach((v, k) => (headers[k] = v));
+    res.text().then(
+      (body) => {
+        try {
+          if (!this.raw.closed) {
+            this.raw.writeHead(res.status, headers);
+            this.raw.end(body);
+          }
+        } catch {
+          this.raw.destroy();
+        }
+        after();
+      },
+      () => {
+        this.raw.destroy();
+        after();
+      },
+    );
+  }
+
+  /**
+   * This response's own encoding or writing threw. It ends here: as the protocol's error status
+   * when nothing was sent yet, else with the encoder's error frame when that still encodes, else
+   * by cutting the connection (a truncated stream is a failure every client sees). Then the
+   * generation is stopped and the error logged, through onBroken.
+   */
+  private broken(err: unknown): void {
+    if (this.broke) return;
+    this.broke = true;
+    this.finished = true;
+    // Frames made before the failure are dropped: the answer ends with the error.
+    if (this.pending.size > 0) this.pending.take();
+    try {
+      if (!this.raw.closed) {
+        if (!this.raw.headersSent && !this.headHeld) {
+          this.answerError(err, () => {});
+        } else {
+          if (this.headHeld) {
+            this.headHeld = false;
+            this.raw.writeHead(200, { ...SSE_HEADERS, ...this.opts.headers });
+          }
+          let frame = '';
+          try {
+            frame = this.enc.error(err);
+          } catch {
+            frame = '';
+          }
+          if (frame) this.raw.end(frame);
+          else this.raw.destroy();
+        }
+      }
+    } catch {
+      this.raw.destroy();
+    }
+    this.opts.onClose();
+    this.opts.onBroken?.(err);
   }
 
   private head(): void {

@@ -83,6 +83,15 @@ export async function respond(call: InferenceCall, spec: GenerationSpec, respond
         closed = true;
         run?.done();
       },
+      // This request's own failure (its encoder or socket threw): logged, its engine requests
+      // aborted; the shared loop that called the writer goes on with the other requests.
+      onBroken: (err) => {
+        call.services.logger.error(
+          { requestId: call.requestId, error: (err as Error)?.message ?? String(err), stack: (err as Error)?.stack },
+          'writing the streamed response failed; the request is ended and its generation aborted',
+        );
+        run?.abort();
+      },
     });
     run = start(writer);
     writer.begin();

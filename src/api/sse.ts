@@ -70,7 +70,16 @@ export function sseResponse(
           out += enc.event(r.value);
         } while (out.length < MAX_BATCH_CHARS && events.size > 0);
       } catch (err) {
-        out += enc.error(err);
+        // The failure may be this stream's own encoding: its error frame is tried, and when that
+        // throws too the body errors (the connection is cut) and the generation is stopped.
+        try {
+          out += enc.error(err);
+        } catch (e) {
+          opts.onCancel();
+          close();
+          controller.error(e);
+          return;
+        }
         controller.enqueue(encoder.encode(out));
         controller.close();
         close();

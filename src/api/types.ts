@@ -26,6 +26,8 @@ export interface RawResponse {
   /** The socket holds none of the bytes written so far (they all reached the kernel). */
   readonly idle: boolean;
   onDrain(cb: () => void): void;
+  /** Cuts the connection: the response can neither be finished nor answered any more. */
+  destroy(): void;
   /** What the handler returns after writing the response itself. */
   readonly sent: Response;
 }

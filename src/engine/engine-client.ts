@@ -25,7 +25,7 @@ import {
 import { formatSeconds } from './format-seconds.js';
 import { runHandshake, DEFAULT_SEND_TIMEOUT_MS, HandshakeError, type HandshakeResult } from './handshake.js';
 import { DEFAULT_INPUT_PROBE_TIMING, type InputProbe, type InputProbeSpec, type InputProbeTiming } from './input-probe.js';
-import { deriveAddresses, prepareIpcEndpoints, removeOwnSocketFiles, type EngineAddresses } from './ipc-path.js';
+import { deriveAddresses, prepareIpcEndpoints, removeCreatedDirs, removeOwnSocketFiles, removeStaleSocket, type EngineAddresses } from './ipc-path.js';
 import { DecodeErrorRun, SilenceWatchdog } from './liveness.js';
 import { RankTable } from './rank-table.js';
 import { runtimeMismatch } from './runtime-check.js';
@@ -69,27 +69,42 @@ export interface EngineClientOptions {
 /** Binds, runs the handshake for exactly `engineCount` engines and returns a live client. */
 export async function connectEngineClient(opts: EngineClientOptions): Promise<EngineClient> {
   const addresses = deriveAddresses(opts.url, opts.handshakeAddress);
-  await prepareIpcEndpoints(addresses);
+  const createdDirs = await prepareIpcEndpoints(addresses);
   opts.logger.info(
     `Binding ZMQ client for worker ${opts.url} (handshake=${addresses.handshake}, engines=${opts.engineCount})`,
   );
   opts.onBound?.();
-  const hs = await runHandshake({
-    addresses,
-    engineCount: opts.engineCount,
-    dialect: opts.dialect,
-    stageTimeoutMs: opts.stageTimeoutMs,
-    sendTimeoutMs: opts.sendTimeoutMs ?? DEFAULT_SEND_TIMEOUT_MS,
-    signal: opts.signal,
-    logger: opts.logger,
-  });
+  let hs: HandshakeResult;
+  try {
+    hs = await runHandshake({
+      addresses,
+      engineCount: opts.engineCount,
+      dialect: opts.dialect,
+      stageTimeoutMs: opts.stageTimeoutMs,
+      sendTimeoutMs: opts.sendTimeoutMs ?? DEFAULT_SEND_TIMEOUT_MS,
+      signal: opts.signal,
+      logger: opts.logger,
+    });
+  } catch (err) {
+    // The handshake removes the socket files it recorded; one bound just as an abort came may not
+    // be recorded yet. In directories made for this worker a leftover (dead) socket can only be
+    // ours: it goes, and then the directories (when empty).
+    if (createdDirs.length > 0) {
+      await Promise.allSettled([removeStaleSocket(addresses.inputPath), removeStaleSocket(addresses.outputPath)]);
+    }
+    await removeCreatedDirs(createdDirs);
+    throw err;
+  }
   const mismatch = runtimeMismatch(opts.dialect.runtime, opts.url, hs.engines);
   if (mismatch !== null) {
     for (const s of [hs.input, hs.output]) if (!s.closed) s.close();
     await removeOwnSocketFiles(hs.socketFiles);
+    await removeCreatedDirs(createdDirs);
     throw new HandshakeError('config', mismatch);
   }
-  return new EngineClient(opts, addresses, hs);
+  const client = new EngineClient(opts, addresses, hs);
+  client.ownDirs(createdDirs);
+  return client;
 }
 
 export class EngineClient implements EngineClientApi {
@@ -117,10 +132,18 @@ export class EngineClient implements EngineClientApi {
   private readonly ids = new IdTable();
   private readonly deadListeners: ((err: EngineError) => void)[] = [];
   private readonly dropHandler = (id: string) => this.abort(id);
+  /** Last resort: a request whose own handling threw is failed and logged; the reader goes on. */
+  private readonly listenerErrorHandler = (id: string, err: unknown) => {
+    this.logger.error(
+      { worker: this.url, requestId: id, error: errText(err), stack: err instanceof Error ? err.stack : undefined },
+      'request handling threw in the engine output reader; that request is aborted, the others go on',
+    );
+  };
 
   private live = true;
   private deadError: EngineError | null = null;
   private closePromise: Promise<void> | null = null;
+  private createdDirs: readonly string[] = [];
 
   constructor(opts: EngineClientOptions, addresses: EngineAddresses, hs: HandshakeResult) {
     this.url = opts.url;
@@ -173,7 +196,13 @@ export class EngineClient implements EngineClientApi {
       },
       'ZMQ engine group connected',
     );
-    void this.readLoop();
+    // The reader's own code does not throw (each request's handling is contained by its stream);
+    // should it ever, this worker's requests fail with the error, not the process.
+    this.readLoop().catch((err: unknown) => {
+      this.die(new EngineDeathError('transport', `output reader failed: ${errText(err)}`, 'transport'), 'engine output reader threw', {
+        stack: err instanceof Error ? err.stack : undefined,
+      });
+    });
   }
 
   get alive(): boolean {
@@ -208,7 +237,7 @@ export class EngineClient implements EngineClientApi {
       const field = (err as { field?: unknown }).field;
       throw new EngineError('invalid', errText(err), typeof field === 'string' ? field : null);
     }
-    const stream = new EngineRequestStream(id, rank, this.dropHandler);
+    const stream = new EngineRequestStream(id, rank, this.dropHandler, this.listenerErrorHandler);
     const wasIdle = this.streams.size === 0;
     this.streams.set(id, stream);
     this.ids.add(id);
@@ -250,11 +279,17 @@ export class EngineClient implements EngineClientApi {
     return this.closePromise;
   }
 
+  /** Directories this client's bind created: removed (when empty) with its socket files. */
+  ownDirs(dirs: readonly string[]): void {
+    this.createdDirs = dirs;
+  }
+
   private async doClose(): Promise<void> {
     this.live = false;
     this.failAll(new EngineError('closed', CLIENT_CLOSED_TEXT));
     this.shutdownSockets();
     await removeOwnSocketFiles(this.hs.socketFiles);
+    await removeCreatedDirs(this.createdDirs);
   }
 
   // ------------------------------------------------------------------ sending

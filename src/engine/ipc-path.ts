@@ -7,7 +7,7 @@
  * else (a world-writable sticky one like /tmp is refused even for root), and a socket somebody is
  * still listening on is never unlinked, so a second gateway cannot steal a live worker's sockets.
  */
-import { lstat, mkdir, unlink } from 'node:fs/promises';
+import { lstat, mkdir, rmdir, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { handshakeAddressFor, ipcPathOf } from './fnv-port.js';
 import { isLiveUnixSocket, SocketCheckError } from './live-socket.js';
@@ -120,16 +120,45 @@ export function socketDirProblem(dir: string, st: SocketDirStat, uid: number | n
  * Makes sure `dir` is a private place for our sockets: created 0700 when missing; an existing one
  * must pass `socketDirProblem`. Its permissions are never changed.
  */
-export async function prepareSocketDir(dir: string): Promise<void> {
+export async function prepareSocketDir(dir: string): Promise<string[]> {
+  let created: string[] = [];
   try {
     await lstat(dir);
   } catch (err) {
     if (!isErrno(err, 'ENOENT')) throw err;
-    await mkdir(dir, { recursive: true, mode: 0o700 });
+    // mkdir -p reports the first directory it had to create: that one and those below it are ours.
+    const first = await mkdir(dir, { recursive: true, mode: 0o700 });
+    if (first !== undefined) created = createdChain(first, dir);
   }
   // Re-check after a possible mkdir: someone may have raced a symlink into place.
   const problem = socketDirProblem(dir, await lstat(dir), euid());
   if (problem !== null) throw new IpcPathError(problem);
+  return created;
+}
+
+/** `first` and every directory below it down to `dir`, deepest first. */
+function createdChain(first: string, dir: string): string[] {
+  const out: string[] = [];
+  for (let d = dir; d.length >= first.length; d = dirname(d)) {
+    out.push(d);
+    if (d === first || d === dirname(d)) break;
+  }
+  return out;
+}
+
+/**
+ * Removes the directories a worker's bind created (deepest first), each only while empty: they
+ * are the gateway's, made for that worker, and are not left behind when it is deleted. A
+ * directory something else has put files in stays, and so do the ones above it.
+ */
+export async function removeCreatedDirs(dirs: readonly string[]): Promise<void> {
+  for (const d of dirs) {
+    try {
+      await rmdir(d);
+    } catch {
+      return;
+    }
+  }
 }
 
 /**
@@ -147,6 +176,13 @@ export async function removeStaleSocket(path: string): Promise<void> {
   }
   if (!st.isSocket()) {
     throw new IpcPathError(`ipc socket path ${path} exists but is not a socket; refusing to unlink`);
+  }
+  // Root may unlink anyone's file; a socket another user made is theirs, dead or not.
+  const uid = euid();
+  if (uid !== null && st.uid !== uid) {
+    throw new IpcPathError(
+      `ipc socket path ${path} belongs to uid ${st.uid}, not to this gateway (uid ${uid}); refusing to unlink another user's socket (give this worker a different ipc path)`,
+    );
   }
   let live: boolean;
   try {
@@ -169,11 +205,20 @@ export async function removeStaleSocket(path: string): Promise<void> {
   }
 }
 
-/** Directory checks, then stale-socket removal for both data-plane paths. */
-export async function prepareIpcEndpoints(addrs: EngineAddresses): Promise<void> {
-  await prepareSocketDir(dirname(addrs.inputPath));
-  await removeStaleSocket(addrs.inputPath);
-  await removeStaleSocket(addrs.outputPath);
+/**
+ * Directory checks, then stale-socket removal for both data-plane paths. Returns the directories
+ * it created (deepest first), for removeCreatedDirs when the worker goes.
+ */
+export async function prepareIpcEndpoints(addrs: EngineAddresses): Promise<string[]> {
+  const created = await prepareSocketDir(dirname(addrs.inputPath));
+  try {
+    await removeStaleSocket(addrs.inputPath);
+    await removeStaleSocket(addrs.outputPath);
+  } catch (err) {
+    await removeCreatedDirs(created);
+    throw err;
+  }
+  return created;
 }
 
 /** Identity of a socket file we bound, so cleanup never removes a file another binder replaced. */

@@ -26,7 +26,25 @@ export class EngineRequestStream implements RequestStream, AsyncIterator<EngineC
     readonly rank: number,
     /** Called when the consumer stops early, so the client can abort the engine request. */
     private readonly onDrop: (requestId: string) => void,
+    /**
+     * Called when the listener threw: the listener runs inside the engine output reader, which
+     * every request of the worker shares, so its exception ends this request (the stream drops
+     * it, the client aborts it on the engine and logs) instead of the reader.
+     */
+    private readonly onListenerError: (requestId: string, err: unknown) => void = () => {},
   ) {}
+
+  /**
+   * The listener threw (from chunk, end or fail): this request ends here (see onListenerError).
+   * try/catch sits at each call site rather than in a helper taking a closure: push() runs once
+   * per request per engine step.
+   */
+  private listenerThrew(err: unknown, wasLive: boolean): void {
+    this.ended = true;
+    this.listener = null;
+    this.onListenerError(this.requestId, err);
+    if (wasLive) this.onDrop(this.requestId);
+  }
 
   listen(listener: ChunkListener): void {
     this.listener = listener;
@@ -34,18 +52,32 @@ export class EngineRequestStream implements RequestStream, AsyncIterator<EngineC
     const queued = this.queue.slice(this.head) as EngineChunk[];
     this.queue.length = 0;
     this.head = 0;
-    for (const c of queued) listener.chunk(c);
+    try {
+      for (const c of queued) listener.chunk(c);
+    } catch (err) {
+      this.listenerThrew(err, !this.ended);
+      return;
+    }
     if (this.ended) {
-      if (this.error) listener.fail(this.error);
-      else listener.end();
+      const err = this.error;
       this.error = null;
+      try {
+        if (err) listener.fail(err);
+        else listener.end();
+      } catch (e) {
+        this.listenerThrew(e, false);
+      }
     }
   }
 
   push(chunk: EngineChunk): void {
     if (this.ended) return;
     if (this.listener) {
-      this.listener.chunk(chunk);
+      try {
+        this.listener.chunk(chunk);
+      } catch (err) {
+        this.listenerThrew(err, true);
+      }
       return;
     }
     const w = this.waiter;
@@ -62,7 +94,11 @@ export class EngineRequestStream implements RequestStream, AsyncIterator<EngineC
     if (this.ended) return;
     this.ended = true;
     if (this.listener) {
-      this.listener.end();
+      try {
+        this.listener.end();
+      } catch (err) {
+        this.listenerThrew(err, false);
+      }
       return;
     }
     const w = this.waiter;
@@ -77,7 +113,11 @@ export class EngineRequestStream implements RequestStream, AsyncIterator<EngineC
     if (this.ended) return;
     this.ended = true;
     if (this.listener) {
-      this.listener.fail(err);
+      try {
+        this.listener.fail(err);
+      } catch (e) {
+        this.listenerThrew(e, false);
+      }
       return;
     }
     this.error = err;

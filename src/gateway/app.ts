@@ -12,6 +12,7 @@ import { cors } from './middleware/cors.js';
 import { corsPolicyOf } from './middleware/cors-policy.js';
 import { drainGate } from './middleware/drain-gate.js';
 import { bodyLimit } from './middleware/body-limit.js';
+import { bodyBudget } from './middleware/body-budget.js';
 import type { AppEnv } from './middleware/env.js';
 import { httpAccounting } from './middleware/http-metrics.js';
 import { requestId } from './middleware/request-id.js';
@@ -72,6 +73,8 @@ export function buildApp(ctx: GatewayContext): Hono<AppEnv> {
   );
   const auth = apiKeyAuth(cfg.apiKey);
   for (const p of GUARDED) app.use(p, auth);
+  // After auth: an unauthenticated client cannot spend the budget.
+  app.use('*', bodyBudget(cfg.maxBodyBytes));
   const limit = concurrencyLimit(cfg.maxConcurrentRequests, cfg.queueSize, cfg.queueTimeoutSecs, cfg.rateLimitTokensPerSecond);
   for (const p of Object.values(INFERENCE_PATHS)) app.use(p, limit);
 

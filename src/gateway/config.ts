@@ -54,6 +54,8 @@ export interface GatewayConfig {
   drainSettleSecs: number;
   /** -1 (or any value < 1) = no cap. */
   maxConcurrentRequests: number;
+  /** HTTP connections held at once; null = derived from the open-files limit (gateway/connection-limits.ts). */
+  maxConnections: number | null;
   queueSize: number;
   queueTimeoutSecs: number;
   /** Token-bucket refill per second under --max-concurrent-requests; null/0 = permits only return on completion. */
@@ -133,6 +135,7 @@ export function defaultGatewayConfig(): GatewayConfig {
     shutdownGracePeriodSecs: 180,
     drainSettleSecs: 5,
     maxConcurrentRequests: -1,
+    maxConnections: null,
     queueSize: 100,
     queueTimeoutSecs: 60,
     rateLimitTokensPerSecond: null,

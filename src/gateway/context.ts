@@ -70,6 +70,11 @@ export function createGatewayContext(config: GatewayConfig, opts: ContextOptions
     unavailableReason: (model) => workers.unavailableReason(model),
     tokenizerFailure: (model) => workers.tokenizerFailure(model),
     maxModelLen: (model) => workers.models().find((m) => m.id === model)?.maxModelLen ?? null,
+    largestModelLen: (model) => {
+      let most: number | null = null;
+      for (const w of workers.list()) if (w.modelId === model && w.maxModelLen !== null && (most === null || w.maxModelLen > most)) most = w.maxModelLen;
+      return most;
+    },
     configuredParsers: (model) => {
       const card = cardParsers(workers.list(), model);
       return { tool: card.tool ?? config.toolCallParser, reasoning: card.reasoning ?? config.reasoningParser };

@@ -54,6 +54,10 @@ class NodeRawResponse implements RawResponse {
   onDrain(cb: () => void): void {
     this.res.on('drain', cb);
   }
+
+  destroy(): void {
+    this.res.destroy();
+  }
 }
 
 export function rawResponse(res: ServerResponse): RawResponse {

@@ -13,6 +13,19 @@ import { fairTurn } from '../util/fair-turn.js';
 import { buildApp, buildMetricsApp, buildProbeApp } from './app.js';
 import type { GatewayConfig } from './config.js';
 import { createGatewayContext, type ContextOptions, type GatewayContext } from './context.js';
+import { exposureWarning } from './exposure-warning.js';
+import { installRejectionGuard } from './last-resort.js';
+import {
+  CONNECTIONS_CHECK_INTERVAL_MS,
+  FIRST_BYTE_TIMEOUT_MS,
+  HEADERS_TIMEOUT_MS,
+  REQUEST_TIMEOUT_MS,
+  SIDE_LISTENER_CONNECTIONS,
+  defaultMaxConnections,
+  limitConnections,
+  openFilesLimit,
+} from './connection-limits.js';
+import type { Logger } from '../util/logger.js';
 import type { AppEnv } from './middleware/env.js';
 
 export interface GatewayHandle {
@@ -37,7 +50,7 @@ type FetchFn = (req: Request, env: HttpBindings) => Response | Promise<Response>
  */
 const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
-function listen(fetch: FetchFn, host: string, port: number): Promise<Server> {
+function listen(fetch: FetchFn, host: string, port: number, maxConnections: number, log?: Logger): Promise<Server> {
   // The Node request/response go on as the app's bindings, so streams can write to the socket.
   // A burst of arrivals is spread over event-loop turns (util/fair-turn.ts).
   const handle = (req: Request, env: unknown) => fetch(req, env as HttpBindings);
@@ -46,11 +59,12 @@ function listen(fetch: FetchFn, host: string, port: number): Promise<Server> {
       const wait = fairTurn();
       return wait ? wait.then(() => handle(req, env)) : handle(req, env);
     },
+    serverOptions: { connectionsCheckingInterval: CONNECTIONS_CHECK_INTERVAL_MS },
   }) as Server;
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
-  // Node's advice: longer than the keep-alive timeout, so an idle connection is never cut as a
-  // slow request's headers arrive.
-  server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1000;
+  // The connection cap and the header/request timeouts (connection-limits.ts). Node's header timer
+  // starts at a request's first byte, so an idle keep-alive connection is not cut by it.
+  limitConnections(server, maxConnections, log);
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
@@ -82,6 +96,7 @@ function closeServer(server: Server, boundMs: number): Promise<void> {
 export async function startGateway(config: GatewayConfig, opts: ContextOptions = {}): Promise<GatewayHandle> {
   const ctx = createGatewayContext(config, { defaultMetrics: true, ...opts });
   const log = ctx.logger;
+  installRejectionGuard(log);
   const app = buildApp(ctx);
   // Postgres: connect and create/migrate the schema before serving (an unreachable database is
   // logged and retried by the first request that needs it).
@@ -97,7 +112,7 @@ export async function startGateway(config: GatewayConfig, opts: ContextOptions =
   const metricsApp = buildMetricsApp(ctx);
   let metricsServer: Server;
   try {
-    metricsServer = await listen(metricsApp.fetch, metricsHost, config.prometheusPort);
+    metricsServer = await listen(metricsApp.fetch, metricsHost, config.prometheusPort, SIDE_LISTENER_CONNECTIONS);
   } catch (err) {
     await ctx.history.close();
     throw new Error(`failed to bind metrics server on ${hostPort(metricsHost, config.prometheusPort)}: ${(err as Error).message}`);
@@ -105,9 +120,11 @@ export async function startGateway(config: GatewayConfig, opts: ContextOptions =
   const metricsPort = boundPort(metricsServer);
   log.info(`Metrics server listening on ${hostPort(metricsHost, metricsPort)} (/metrics)`);
 
+  const filesLimit = openFilesLimit();
+  const maxConnections = config.maxConnections ?? defaultMaxConnections(filesLimit);
   let server: Server;
   try {
-    server = await listen(app.fetch, config.host, config.port);
+    server = await listen(app.fetch, config.host, config.port, maxConnections, log);
   } catch (err) {
     await closeServer(metricsServer, 1000);
     await ctx.history.close();
@@ -115,12 +132,23 @@ export async function startGateway(config: GatewayConfig, opts: ContextOptions =
   }
   const port = boundPort(server);
   log.info(`Gateway listening on ${hostPort(config.host, port)} (policy=${config.policy}, workers=${config.workerUrls.length})`);
+  log.info(
+    `HTTP connections capped at ${maxConnections} (open-files limit ${filesLimit ?? 'unknown'}${config.maxConnections === null ? ', the rest kept for engines, files and threads' : ''}); ` +
+      `a silent client is closed after ${FIRST_BYTE_TIMEOUT_MS / 1000}s, headers must arrive within ${HEADERS_TIMEOUT_MS / 1000}s and a whole request within ${REQUEST_TIMEOUT_MS / 1000}s`,
+  );
+  if (config.maxConnections !== null && filesLimit !== null && config.maxConnections > defaultMaxConnections(filesLimit)) {
+    log.warn(
+      `--max-connections ${config.maxConnections} leaves fewer than the reserved descriptors of the open-files limit ${filesLimit} for engines: an engine that (re)connects while HTTP connections are exhausted may fail`,
+    );
+  }
+  const exposed = exposureWarning(config.host, config.apiKey);
+  if (exposed) log.warn(exposed);
 
   // SMG's isolated probe listener: /liveness, /readiness and /health only, on the gateway host.
   let probeServer: Server | null = null;
   if (config.healthCheckPort !== null) {
     try {
-      probeServer = await listen(buildProbeApp(ctx).fetch, config.host, config.healthCheckPort);
+      probeServer = await listen(buildProbeApp(ctx).fetch, config.host, config.healthCheckPort, SIDE_LISTENER_CONNECTIONS);
     } catch (err) {
       await Promise.all([closeServer(server, 1000), closeServer(metricsServer, 1000), ctx.history.close()]);
       throw new Error(`failed to bind probe listener on ${hostPort(config.host, config.healthCheckPort)}: ${(err as Error).message}`);

@@ -4,6 +4,8 @@
  * otherwise leave them running as orphans (ecosystem §1.4). `smg launch` keeps SIGINT/SIGTERM.
  */
 import type { LogFn } from './engine-process.js';
+import { isRunning, type ProcessRef } from './process-identity.js';
+import { wrapperAncestors } from './wrapper-ancestors.js';
 import type { ShutdownController } from './shutdown-controller.js';
 
 export const SHUTDOWN_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
@@ -38,6 +40,11 @@ export interface SignalWiring {
   readonly exitWithParent?: boolean;
   /** The parent pid now (default process.ppid); tests pass a fake. */
   readonly ppid?: () => number;
+  /**
+   * The processes up to the package manager that started smg (wrapper-ancestors.ts; default read
+   * from /proc at install): any of them gone means shut down, a SIGKILLed npm included.
+   */
+  readonly ancestors?: readonly ProcessRef[];
   readonly log?: LogFn;
 }
 
@@ -70,12 +77,20 @@ export function installSignalHandlers(wiring: SignalWiring): () => void {
 function watchParent(wiring: SignalWiring): () => void {
   const ppid = wiring.ppid ?? (() => process.ppid);
   const parent = ppid();
+  // The direct parent is watched by pid change above; the ones above it by their identity.
+  const above = (wiring.ancestors ?? wrapperAncestors(process.env)).filter((a) => a.pid !== parent);
   const timer = setInterval(() => {
     const now = ppid();
-    if (now === parent) return;
+    let why: string | null = null;
+    if (now !== parent) why = `Parent process (pid ${parent}) exited`;
+    else {
+      const gone = above.find((a) => !isRunning(a));
+      if (gone) why = `Ancestor process (pid ${gone.pid}, the package manager that started smg or a wrapper under it) exited`;
+    }
+    if (why === null) return;
     clearInterval(timer);
     if (wiring.controller.shuttingDown) return;
-    wiring.log?.('warn', `Parent process (pid ${parent}) exited; shutting down as on SIGTERM`);
+    wiring.log?.('warn', `${why}; shutting down as on SIGTERM`);
     void wiring.controller.onSignal('SIGTERM');
   }, PARENT_POLL_MS);
   timer.unref();

@@ -21,7 +21,13 @@ import { StopStringMatcher } from './stop-matcher.js';
 import { toolCallIds } from './tools/tool-calls.js';
 import type { Json } from './tools/tool-choice.js';
 
-export async function harmonyFormat(req: ChatGenerationRequest, ctx: ModelContext, tools: Json[] | undefined): Promise<ChatFormat> {
+/** `maxModelLen`: the largest context of the model's engines, for the pre-encoding length bound. */
+export async function harmonyFormat(
+  req: ChatGenerationRequest,
+  ctx: ModelContext,
+  tools: Json[] | undefined,
+  maxModelLen: number | null = null,
+): Promise<ChatFormat> {
   // The model must be free to write its channel headers: an EOS-less run would never end its
   // turn, and a grammar would forbid the Harmony tokens themselves.
   if (req.ignoreEos) throw invalid('ignore_eos is not supported for Harmony (gpt-oss) models: generation must stop at <|return|> or <|call|>', 'ignore_eos');
@@ -46,7 +52,9 @@ export async function harmonyFormat(req: ChatGenerationRequest, ctx: ModelContex
     throw err;
   }
   // Harmony's formatting tokens are special tokens: encoded as such, never with an added BOS.
-  const promptIds = await tracePhase('tokenize', () => encodePromptText({ tokenizer: ctx.tokenizer, pool: ctx.prompts ?? null }, text));
+  const promptIds = await tracePhase('tokenize', () =>
+    encodePromptText({ tokenizer: ctx.tokenizer, pool: ctx.prompts ?? null, limit: { tokenizer: ctx.tokenizer, maxModelLen } }, text),
+  );
   const stopIds = harmonyStopTokenIds(ctx.tokenizer);
   const toolNames = callableToolNames(functionTools);
   // A matched stop string stays in the answer as its suffix, whatever no_stop_trim says: SMG's

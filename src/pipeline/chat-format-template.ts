@@ -21,7 +21,12 @@ import { type Json, type ToolConstraint, buildToolConstraint, chatSkipSpecialTok
  * `tools` is the filtered list (§10.2), or undefined when the request has none. Big prompts are
  * rendered and encoded on the model's prompt threads, off the event loop (prompt-pool/).
  */
-export async function renderChatPrompt(req: ChatGenerationRequest, ctx: ModelContext, tools: Json[] | undefined): Promise<number[]> {
+export async function renderChatPrompt(
+  req: ChatGenerationRequest,
+  ctx: ModelContext,
+  tools: Json[] | undefined,
+  maxModelLen: number | null = null,
+): Promise<number[]> {
   const template = ctx.template;
   if (!template) throw new PipelineError(400, 'process_messages_failed', ctx.templateError ?? 'no chat template');
   try {
@@ -35,7 +40,7 @@ export async function renderChatPrompt(req: ChatGenerationRequest, ctx: ModelCon
       },
       template.thinking,
     );
-    return await encodeChatPrompt({ tokenizer: ctx.tokenizer, pool: ctx.prompts ?? null }, template, {
+    return await encodeChatPrompt({ tokenizer: ctx.tokenizer, pool: ctx.prompts ?? null, limit: { tokenizer: ctx.tokenizer, maxModelLen } }, template, {
       messages: req.messages as never,
       tools: tools ? (templateTools(tools) as never) : null,
       addGenerationPrompt: req.continueFinalMessage ? true : req.addGenerationPrompt,
@@ -54,7 +59,7 @@ export async function templateFormat(
   ctx: ModelContext,
   tools: Json[] | undefined,
 ): Promise<ChatFormat> {
-  const promptIds = await renderChatPrompt(req, ctx, tools);
+  const promptIds = await renderChatPrompt(req, ctx, tools, services.workers.largestModelLen?.(req.model) ?? null);
   const toolConstraint = tools ? buildToolConstraint(tools, req.toolSelection) : null;
   return {
     promptIds,

@@ -4,6 +4,7 @@
  * preprocessing: `content` is a string (Qwen3 does `'</think>' in message.content`, which fails on
  * null), and tool-call `arguments` are objects (templates `tojson` them).
  */
+import { jsonDepthProblem } from '../util/json-depth.js';
 import { ChatTemplateError } from './chat-template-error.js';
 import type { ContentFormat } from './chat-template-analysis.js';
 
@@ -64,6 +65,9 @@ function listParts(parts: ContentPart[]): ContentPart[] {
 
 function parseArguments(args: unknown): unknown {
   if (typeof args !== 'string') return args ?? {};
+  // JSON inside a string escapes the body's own depth check; templates walk the value recursively.
+  const tooDeep = jsonDepthProblem(args);
+  if (tooDeep) throw new ChatTemplateError(`Failed to parse tool call arguments as JSON: ${tooDeep}`);
   try {
     return JSON.parse(args);
   } catch (err) {

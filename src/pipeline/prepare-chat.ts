@@ -30,7 +30,7 @@ export interface PreparedChat extends GenerationSpec {
 
 function chatFormat(services: PipelineServices, req: ChatGenerationRequest, ctx: ModelContext): Promise<ChatFormat> {
   const tools = req.tools ? filterTools(req.tools, req.toolSelection) : undefined;
-  return ctx.harmony ? harmonyFormat(req, ctx, tools) : templateFormat(services, req, ctx, tools);
+  return ctx.harmony ? harmonyFormat(req, ctx, tools, services.workers.largestModelLen?.(req.model) ?? null) : templateFormat(services, req, ctx, tools);
 }
 
 /**

@@ -31,7 +31,7 @@ export async function prepareCompletion(
   const req = { ...asked, model: resolveRequestModel(services, asked.model) };
   const ctx = modelContextFor(services, req.model);
   const tok = ctx.tokenizer;
-  const enc = { tokenizer: tok, pool: ctx.prompts ?? null };
+  const enc = { tokenizer: tok, pool: ctx.prompts ?? null, limit: { tokenizer: tok, maxModelLen: services.workers.largestModelLen?.(req.model) ?? null } };
   // Long texts are encoded on the model's prompt threads, all prompts of the request at once.
   const prompts = await tracePhase('tokenize', () => Promise.all(req.prompts.map((p) => ('text' in p ? encodePromptText(enc, p.text) : p.tokenIds))));
   for (const ids of prompts) {

@@ -44,6 +44,8 @@ export interface WorkerPool {
   tokenizerFailure(model: string): string | null;
   /** Smallest max_model_len the model's connected engines reported; null before any handshake. */
   maxModelLen(model: string): number | null;
+  /** Largest max_model_len of the model's connected engines (what a prompt must fit at best). */
+  largestModelLen?(model: string): number | null;
   /** Parser names configured for `model`: model card / worker labels, else the gateway flags (§11.1). */
   configuredParsers(model: string): ConfiguredParsers;
 }

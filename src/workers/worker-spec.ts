@@ -2,6 +2,7 @@
  * Decoding worker-API bodies into typed specs. A failure carries its status and SMG's text: 415
  * (not JSON), 400 (malformed JSON), 422 (wrong shape); the route wraps it in the error envelope.
  */
+import { jsonDepthProblem } from '../util/json-depth.js';
 import { KNOWN_RUNTIMES, WORKER_TYPES, defaultSpec, type HealthSpec, type WorkerSpec } from './types.js';
 
 export type BodyResult<T> = { ok: true; value: T } | { ok: false; status: 400 | 415 | 422; text: string };
@@ -14,6 +15,8 @@ export function decodeJsonBody(contentType: string | undefined, raw: string): Bo
   if (!contentType || !/^application\/([\w.+-]*\+)?json\b/i.test(contentType.trim())) {
     return { ok: false, status: 415, text: 'Expected request with `Content-Type: application/json`' };
   }
+  const tooDeep = jsonDepthProblem(raw);
+  if (tooDeep) return { ok: false, status: 400, text: `Failed to parse the request body as JSON: ${tooDeep}` };
   try {
     return { ok: true, value: JSON.parse(raw) as unknown };
   } catch (err) {

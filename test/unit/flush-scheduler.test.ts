@@ -11,6 +11,9 @@ function stream(log: string[], name: string, costMs = 0): Flushable {
       }
       log.push(name);
     },
+    flushFailed(err) {
+      log.push(`${name} failed: ${(err as Error).message}`);
+    },
   };
 }
 

@@ -75,6 +75,35 @@ describe('POST /workers', () => {
     await expectError(res, 400, 'invalid_worker_url', `Invalid value for field 'worker_url': ${url} - ${reason}`, 'url');
   });
 
+  it.each([
+    [{ url: 'ipc://rel/path' }, 'invalid_worker_url', 'url', /the ipc path must be absolute/],
+    [{ url: 'ipc:///tmp/smg-api/../etc/x' }, 'invalid_worker_url', 'url', /must not contain '\.' or '\.\.' segments/],
+    [{ url: 'ipc:///tmp//smg-api/x' }, 'invalid_worker_url', 'url', /must be normalized/],
+    [{ url: `ipc:///tmp/${'d'.repeat(100)}` }, 'invalid_worker_url', 'url', /Unix socket paths are limited to 107/],
+    [{ url: `ipc:///${'x'.repeat(100_000)}` }, 'invalid_worker_url', 'url', /URL is 100007 characters long; at most 2048/],
+    [{ url: 'http://127.0.0.1:8000' }, 'invalid_worker_url', 'url', /this gateway serves ipc:\/\/ workers only/],
+    [{ url: URL_A, runtime_type: 'sglang' }, 'invalid_worker_spec', 'runtime_type', /runtime_type sglang is not supported over the ZMQ direct backend/],
+    [{ url: URL_A, worker_type: 'prefill' }, 'invalid_worker_spec', 'worker_type', /worker_type prefill is not supported/],
+    [{ url: URL_A, dp_size: 1_000_000_000 }, 'invalid_worker_spec', 'dp_size', /^dp_size must be between 1 and 1024, got 1000000000$/],
+    [{ url: URL_A, dp_size: 0 }, 'invalid_worker_spec', 'dp_size', /^dp_size must be between 1 and 1024, got 0$/],
+    [{ url: URL_A, zmq_handshake_address: 'udp://127.0.0.1:5000' }, 'invalid_worker_spec', 'zmq_handshake_address', /must be tcp:\/\/<host>:<port>/],
+    [{ url: URL_A, zmq_handshake_address: 'tcp://127.0.0.1' }, 'invalid_worker_spec', 'zmq_handshake_address', /must be tcp:\/\/<host>:<port>/],
+    [{ url: URL_A, zmq_handshake_address: 'tcp://127.0.0.1:70000' }, 'invalid_worker_spec', 'zmq_handshake_address', /must be tcp:\/\/<host>:<port>/],
+  ])('400 before the 202 for %#', async (body, code, param, text) => {
+    const { json, ctx } = setup();
+    const res = await json('POST', '/workers', body);
+    expect(res.status).toBe(400);
+    expect(res.headers.get('x-smg-error-code')).toBe(code);
+    const got = (await res.json()) as { error: { code: string; param: string; message: string } };
+    expect(got.error).toMatchObject({ code, param });
+    expect(got.error.message).toMatch(text);
+    expect(got.error.message.length).toBeLessThan(1000);
+    // Nothing was queued.
+    expect(ctx.workers.list()).toHaveLength(0);
+    await ctx.workers.settled();
+    expect(ctx.workers.list()).toHaveLength(0);
+  });
+
   it('409 worker_already_exists', async () => {
     const { json, ctx } = setup();
     const first = (await (await json('POST', '/workers', { url: URL_A })).json()) as { worker_id: string };
@@ -115,10 +144,10 @@ describe('POST /workers', () => {
   });
 
   it('a rejected registration is logged and reported as job_status on a 404', async () => {
-    const { json, app, cap, ctx } = setup();
-    const body = (await (await json('POST', '/workers', { url: URL_A, runtime_type: 'sglang' })).json()) as { worker_id: string };
+    const { json, app, cap, ctx } = setup({ modelPath: null });
+    const body = (await (await json('POST', '/workers', { url: URL_A, runtime_type: 'vllm' })).json()) as { worker_id: string };
     await ctx.workers.settled();
-    const msg = `ZMQ worker ${URL_A} has unsupported runtime sglang: only vllm and tokenspeed are supported over the ZMQ direct backend`;
+    const msg = `ZMQ worker ${URL_A} has no model identity: EngineCore does not report a served model name, so --model-path (or a model_id label) is required`;
     expect(cap.find(`Failed job: type=AddWorker, worker=${URL_A}, error=Workflow failed at step create_local_worker: Step failed: create_worker - ${msg}`)).toHaveLength(1);
     const res = await app.request(`/workers/${body.worker_id}`);
     expect(res.status).toBe(404);

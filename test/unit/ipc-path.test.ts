@@ -8,6 +8,7 @@ import {
   deriveAddresses,
   prepareIpcEndpoints,
   prepareSocketDir,
+  removeCreatedDirs,
   removeOwnSocketFiles,
   removeStaleSocket,
   socketDirProblem,
@@ -130,6 +131,32 @@ describe('socket dir and stale sockets', () => {
     await prepareIpcEndpoints(a);
     await expect(lstat(a.inputPath)).rejects.toMatchObject({ code: 'ENOENT' });
     await expect(lstat(a.outputPath)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it.runIf(process.geteuid?.() === 0)("never unlinks a dead socket another user owns, even as root", async () => {
+    const p = join(root, 'theirs.sock');
+    await staleSocketAt(p);
+    await chown(p, 65534, 65534);
+    await expect(removeStaleSocket(p)).rejects.toThrow(
+      `ipc socket path ${p} belongs to uid 65534, not to this gateway (uid 0); refusing to unlink another user's socket (give this worker a different ipc path)`,
+    );
+    expect((await lstat(p)).isSocket()).toBe(true);
+  });
+
+  it('reports the directories it created, and removeCreatedDirs takes back only the empty ones', async () => {
+    await mkdir(join(root, 'a'), { mode: 0o700 });
+    const dir = join(root, 'a', 'b', 'c');
+    const created = await prepareIpcEndpoints(deriveAddresses(`ipc://${dir}/engine-1`));
+    expect(created).toEqual([dir, join(root, 'a', 'b')]);
+    // An existing directory is not ours.
+    expect(await prepareIpcEndpoints(deriveAddresses(`ipc://${dir}/engine-2`))).toEqual([]);
+    await writeFile(join(dir, 'someone-elses'), 'x');
+    await removeCreatedDirs(created);
+    expect((await lstat(dir)).isDirectory()).toBe(true);
+    await rm(join(dir, 'someone-elses'));
+    await removeCreatedDirs(created);
+    await expect(lstat(join(root, 'a', 'b'))).rejects.toMatchObject({ code: 'ENOENT' });
+    expect((await lstat(join(root, 'a'))).isDirectory()).toBe(true);
   });
 
   it('removeOwnSocketFiles leaves a file that another binder replaced', async () => {

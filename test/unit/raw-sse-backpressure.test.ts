@@ -37,6 +37,10 @@ class SlowSocket implements RawResponse {
     if (chunk !== undefined) this.taken.push({ chunk: Buffer.from(chunk), copy: Buffer.from(chunk) });
     this.closed = true;
   }
+  destroy(): void {
+    this.closed = true;
+  }
+
   onDrain(cb: () => void): void {
     this.drain = cb;
   }

@@ -41,6 +41,11 @@ class RecordingResponse implements RawResponse {
     this.log.push('end');
     this.ended = true;
   }
+  destroy(): void {
+    this.log.push('destroy');
+    this.ended = true;
+  }
+
   onDrain(): void {}
 }
 

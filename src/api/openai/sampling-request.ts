@@ -2,6 +2,7 @@
 import type { StructuredConstraint } from '../../engine/types.js';
 import { invalid } from '../../pipeline/errors.js';
 import type { SamplingRequest } from '../../pipeline/request.js';
+import { jsonDepthProblem } from '../../util/json-depth.js';
 import { jsonSchemaProblem } from '../json-schema-check.js';
 import { TOOL_NAME_RULE } from '../tool-definition.js';
 import { type Body, optBool, optLogitBias, optNumber, optObject, optStops, optString, optTokenIds } from './fields.js';
@@ -138,6 +139,9 @@ export function checkJsonSchemaFormat(
 
 /** SGLang's `json_schema` extension: the schema as JSON text. */
 function checkJsonSchemaText(text: string, field: string): void {
+  // JSON inside a string escapes the body's own depth check; the schema is walked and sent on.
+  const tooDeep = jsonDepthProblem(text);
+  if (tooDeep) throw invalid(`${field}: must be a JSON Schema as JSON text: ${tooDeep}`, field);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

@@ -11,6 +11,7 @@ import { checkJsonSchemaFormat } from '../openai/sampling-request.js';
 import { type Body, asBody, optBool, optNumber, optObject, optString } from '../openai/fields.js';
 import { inputMessages } from './input-items.js';
 import { type ResponsesTools, chatToolChoice, parseResponsesTools } from './tools.js';
+import { checkMetadata } from './metadata.js';
 
 /** Request fields a Responses object echoes back. */
 export interface ResponseEcho {
@@ -68,6 +69,7 @@ export function parseResponsesRequest(raw: unknown): ResponsesRequest {
     throw invalid(`reasoning.effort: must be one of ${REASONING_EFFORTS.join(', ')}, got '${effort}'`, 'reasoning.effort');
   }
   const summary = reasoning ? reasoningSummary(reasoning) : null;
+  const metadata = checkMetadata(body.metadata);
 
   const chatBody: Body = {
     model,
@@ -111,7 +113,7 @@ export function parseResponsesRequest(raw: unknown): ResponsesRequest {
       textFormat,
       reasoningEffort: effort ?? null,
       reasoningSummary: summary,
-      metadata: optObject(body, 'metadata') ?? {},
+      metadata,
       user: optString(body, 'user') ?? null,
     },
     tools: converted,

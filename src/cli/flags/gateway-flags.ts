@@ -166,6 +166,11 @@ export const GATEWAY_FLAGS: readonly FlagDef[] = [
   },
   // ---- Limits
   { name: 'max-concurrent-requests', key: 'maxConcurrentRequests', type: 'int', applies: BOTH, group: 'Limits', describe: 'Concurrent inference requests allowed (-1 = no cap)' },
+  {
+    name: 'max-connections', key: 'maxConnections', type: 'int', applies: BOTH, group: 'Limits', metavar: '<N>', range: 'positive',
+    describe:
+      'HTTP connections held at once; at the cap idle keep-alive connections are closed to admit new ones (default: the open-files limit minus a reserve of max(64, 20%) for engines, files and threads)',
+  },
   { name: 'queue-size', key: 'queueSize', type: 'int', applies: BOTH, group: 'Limits', describe: 'Requests allowed to wait for a slot when capped (0 = refuse at once with 429)' },
   { name: 'queue-timeout-secs', key: 'queueTimeoutSecs', type: 'int', applies: BOTH, group: 'Limits', metavar: '<SECS>', describe: 'Longest wait for a slot' },
   {

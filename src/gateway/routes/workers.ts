@@ -9,6 +9,7 @@ import type { Context, Hono } from 'hono';
 import { decodeJsonBody, decodeWorkerPatch, decodeWorkerSpec } from '../../workers/worker-spec.js';
 import { placeholderEntry, workerEntry } from '../../workers/worker-view.js';
 import { checkWorkerUrl } from '../../workers/url-checks.js';
+import { workerSpecProblem } from '../../workers/api-checks.js';
 import type { GatewayContext } from '../context.js';
 import { openaiEnvelope } from '../../api/openai/errors.js';
 import { gatewayError } from '../errors.js';
@@ -75,6 +76,8 @@ export function registerWorkerRoutes(app: Hono<AppEnv>, ctx: GatewayContext): vo
     if (!spec.ok) return bodyError(spec);
     const bad = checkWorkerUrl(spec.value.url);
     if (bad) return gatewayError(400, 'invalid_worker_url', bad, 'url');
+    const problem = workerSpecProblem(spec.value, { dpAware: ctx.config.dpAware });
+    if (problem) return gatewayError(400, problem.code, problem.message, problem.param);
     const r = manager.submitAdd(spec.value);
     if (!r.ok) {
       const url = spec.value.url;
@@ -151,6 +154,8 @@ export function registerWorkerRoutes(app: Hono<AppEnv>, ctx: GatewayContext): vo
         `URL mismatch: worker has URL '${w.url}' but request body has '${spec.value.url}'. URL changes are not supported via PUT. Use DELETE + POST instead.`,
       );
     }
+    const problem = workerSpecProblem(spec.value, { dpAware: false });
+    if (problem) return gatewayError(400, problem.code, problem.message, problem.param);
     if (ctx.config.dpAware) {
       return gatewayError(
         400,

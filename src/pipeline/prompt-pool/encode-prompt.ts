@@ -16,6 +16,7 @@
 import type { ChatTemplate, RenderRequest } from '../chat-template.js';
 import type { LoadedTokenizer } from '../tokenizer/index.js';
 import { fairTurn } from '../../util/fair-turn.js';
+import { type PromptLimit, mayBeSurelyTooLong, refuseSurelyTooLong } from '../prompt-length-bound.js';
 import type { PromptPool } from './pool.js';
 import { tracePhase } from '../../tracing/request-trace.js';
 
@@ -25,6 +26,11 @@ export const FAST_ON_LOOP_MAX_CHARS = 1024;
 export interface PromptEncoding {
   tokenizer: Pick<LoadedTokenizer, 'encode' | 'encoder'>;
   pool: PromptPool | null;
+  /**
+   * The largest context of the model's engines: a text that surely needs more tokens is refused
+   * before it is encoded (prompt-length-bound.ts). Absent or null: no bound (no engine yet).
+   */
+  limit?: PromptLimit;
 }
 
 /** Renders `request` with `template` and encodes it (ChatTemplateError when the template raises). */
@@ -32,6 +38,16 @@ export async function encodeChatPrompt(enc: PromptEncoding, template: ChatTempla
   if (enc.tokenizer.encoder === 'fast' && template.interpretedBecause === null) {
     const text = tracePhase('template', () => template.render(request));
     return tracePhase('tokenize', () => encodePromptText(enc, text));
+  }
+  // A request whose text alone could be refused for its length is rendered here, so the bound
+  // applies before any encoding (the thread would render and encode it whole); the rest (every
+  // ordinary prompt) go to the thread as before.
+  const limit = enc.limit;
+  if (limit?.maxModelLen) {
+    if (mayBeSurelyTooLong(limit.tokenizer, textLength(request.messages), limit.maxModelLen)) {
+      const text = tracePhase('template', () => template.render(request));
+      return tracePhase('tokenize', () => encodePromptText(enc, text));
+    }
   }
   // On a prompt thread the render and the encode are one message: one `template` span covers both.
   const offLoop = enc.pool?.encodeChat(request);
@@ -41,8 +57,25 @@ export async function encodeChatPrompt(enc: PromptEncoding, template: ChatTempla
   return tracePhase('tokenize', () => enc.tokenizer.encode(text, false));
 }
 
+/**
+ * The characters of the strings in `value` (message contents, tool arguments): a cheap test of
+ * whether a prompt could be long at all (a string's length costs nothing to read).
+ */
+function textLength(value: unknown): number {
+  let n = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v === 'string') n += v.length;
+    else if (Array.isArray(v)) for (const x of v) stack.push(x);
+    else if (v !== null && typeof v === 'object') for (const x of Object.values(v)) stack.push(x);
+  }
+  return n;
+}
+
 /** Encodes text without special tokens. */
 export async function encodePromptText(enc: PromptEncoding, text: string): Promise<number[]> {
+  if (enc.limit) refuseSurelyTooLong(enc.limit.tokenizer, text, enc.limit.maxModelLen);
   const onLoopBelow = enc.tokenizer.encoder === 'fast' ? FAST_ON_LOOP_MAX_CHARS : TEXT_OFF_LOOP_MIN_CHARS;
   const offLoop = text.length >= onLoopBelow ? enc.pool?.encodeText(text) : null;
   const ids = offLoop ? await afterFairTurn(offLoop) : null;

@@ -33,6 +33,8 @@ export interface Rig {
   engine: MockEngineProcess;
   /** The gateway's combined stdout/stderr. */
   gatewayOutput: () => string;
+  /** The gateway process's pid (RSS and descriptor checks read /proc/<pid>). */
+  gatewayPid: number;
   stop: () => Promise<void>;
 }
 
@@ -72,7 +74,7 @@ export async function startRig(opts: RigOptions = {}): Promise<Rig> {
   const openai = new OpenAI({ baseURL, apiKey: 'unused', maxRetries: 0, timeout: 60_000 });
   const gatewayURL = `http://127.0.0.1:${port}`;
   const metricsURL = `http://127.0.0.1:${mport}/metrics`;
-  return { model, baseURL, gatewayURL, metricsURL, openai, engine, gatewayOutput: () => gw.output(), stop };
+  return { model, baseURL, gatewayURL, metricsURL, openai, engine, gatewayOutput: () => gw.output(), gatewayPid: gw.child.pid!, stop };
 }
 
 let ridSeq = 0;

@@ -1,0 +1,70 @@
+/**
+ * The nesting limit every JSON body passes before anything walks it. Request bodies are parsed,
+ * then validated, echoed, stringified and handed to templates by recursive code (JSON.stringify,
+ * Jinja, schema checks); 5,000 nested arrays in one 30 KB body overflowed the stack in
+ * JSON.stringify. The limit is serde_json's (SMG's body parser): its deserializer starts with
+ * `remaining_depth = 128` and refuses the container that brings it to 0, so 127 levels parse and
+ * the 128th is `recursion limit exceeded at line L column C` (serde-rs/json src/de.rs,
+ * `check_recursion!`). No real client nests that deep: a chat body with tool schemas is about 10.
+ */
+
+/** The container that reaches this depth is refused (serde_json's `remaining_depth` start). */
+export const MAX_JSON_DEPTH = 128;
+
+/** Outside strings only brackets and quotes matter; inside, only the closing quote and escapes. */
+const STRUCTURAL = /["[\]{}]/g;
+const IN_STRING = /["\\]/g;
+
+/**
+ * The offset of the first `[` or `{` that opens the `limit`-th nested container, or -1. A linear
+ * scan of the text (regexes jump over string contents and scalars), run before JSON.parse so no
+ * deep value is ever built; malformed text is left for JSON.parse to report.
+ */
+export function tooDeepAt(text: string, limit = MAX_JSON_DEPTH): number {
+  let depth = 0;
+  let i = 0;
+  for (;;) {
+    STRUCTURAL.lastIndex = i;
+    const m = STRUCTURAL.exec(text);
+    if (m === null) return -1;
+    const at = m.index;
+    const c = text.charCodeAt(at);
+    if (c === 0x22) {
+      let j = at + 1;
+      for (;;) {
+        IN_STRING.lastIndex = j;
+        const s = IN_STRING.exec(text);
+        if (s === null) return -1;
+        if (text.charCodeAt(s.index) === 0x5c) {
+          j = s.index + 2;
+          continue;
+        }
+        i = s.index + 1;
+        break;
+      }
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth >= limit) return at;
+      i = at + 1;
+    } else {
+      depth--;
+      i = at + 1;
+    }
+  }
+}
+
+/** serde_json's wording: `recursion limit exceeded at line L column C` (1-based, C counts characters). */
+export function depthErrorText(text: string, at: number): string {
+  let line = 1;
+  let lineStart = 0;
+  for (let k = text.indexOf('\n'); k !== -1 && k < at; k = text.indexOf('\n', k + 1)) {
+    line++;
+    lineStart = k + 1;
+  }
+  return `recursion limit exceeded at line ${line} column ${at - lineStart + 1}`;
+}
+
+/** The refusal text for `text`, or null when it nests within the limit. */
+export function jsonDepthProblem(text: string, limit = MAX_JSON_DEPTH): string | null {
+  const at = tooDeepAt(text, limit);
+  return at < 0 ? null : depthErrorText(text, at);
+}
