@@ -13,6 +13,8 @@ import { GatewayMetrics } from './metrics.js';
 import type { ApiDeps } from '../api/types.js';
 import type { PipelineServices, WorkerPool } from '../pipeline/services.js';
 import { HINTED_POLICIES, routingHintsFrom, type RoutingHints } from '../workers/policies/index.js';
+import { Forwarder } from '../forward/forwarder.js';
+import { retryConfigOf } from './config.js';
 
 export interface GatewayContext {
   config: GatewayConfig;
@@ -28,6 +30,10 @@ export interface GatewayContext {
    * request's routing headers when the policy reads them (consistent_hashing, prefix_hash, manual).
    */
   servicesFor(headers: Headers): PipelineServices;
+  /** The routing headers of a request, when the policy reads them (else undefined). */
+  hintsFor(headers: Headers): RoutingHints | undefined;
+  /** The HTTP-worker path (src/forward/). */
+  forwarder: Forwarder;
 }
 
 export interface ContextOptions {
@@ -71,6 +77,15 @@ export function createGatewayContext(config: GatewayConfig, opts: ContextOptions
   });
   const services: PipelineServices = { config, logger, workers: pool(), tokenizers, metrics: metrics.router };
   const hinted = HINTED_POLICIES.has(config.policy);
+  const hintsFor = (headers: Headers) => (hinted ? routingHintsFrom(headers, config.routingKeyHeaders) : undefined);
+  const forwarder = new Forwarder({
+    workers,
+    retry: retryConfigOf(config),
+    logger,
+    requestTimeoutMs: config.requestTimeoutSecs * 1000,
+    metrics,
+    random: opts.random,
+  });
   return {
     config,
     logger,
@@ -80,6 +95,8 @@ export function createGatewayContext(config: GatewayConfig, opts: ContextOptions
     lifecycle: new Lifecycle(),
     deps,
     services,
-    servicesFor: (headers) => (hinted ? { ...services, workers: pool(routingHintsFrom(headers)) } : services),
+    servicesFor: (headers) => (hinted ? { ...services, workers: pool(hintsFor(headers)) } : services),
+    hintsFor,
+    forwarder,
   };
 }

@@ -43,7 +43,14 @@ export function validateGatewayConfig(c: GatewayConfig): string | null {
     const bad = checkWorkerUrl(url);
     if (bad) return bad;
   }
-  if (c.policy === 'power_of_two' && c.workerUrls.length < 2) {
+  if (c.serviceDiscovery) {
+    const bad = c.selector.find((t) => !/^[^=\s]+=[^=\s]*$/.test(t));
+    if (bad !== undefined) return field('selector', bad, 'Expected key=value');
+  }
+  if (c.modelIdFrom !== null && !/^(namespace|label:.+|annotation:.+)$/i.test(c.modelIdFrom)) {
+    return `Invalid model-id-from value '${c.modelIdFrom}'. Expected: namespace, label:<key>, or annotation:<key>`;
+  }
+  if (c.policy === 'power_of_two' && c.workerUrls.length < 2 && !c.serviceDiscovery) {
     return 'Incompatible configuration: Power-of-two policy requires at least 2 workers';
   }
   return null;

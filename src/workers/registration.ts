@@ -6,6 +6,7 @@ import { deriveAddresses, IpcPathError } from '../engine/ipc-path.js';
 import type { RuntimeType } from '../engine/types.js';
 import type { Logger } from '../util/logger.js';
 import { connectionModeOf } from './url-checks.js';
+import { resolveHttpWorker } from './http-registration.js';
 import type { ResolvedHealth, WorkerSpec, WorkersConfig } from './types.js';
 import type { WorkerIdentity } from './worker.js';
 
@@ -102,9 +103,10 @@ export function resolveWorker(spec: WorkerSpec, id: string, env: RegistrationEnv
         `worker ${url} sets zmq_handshake_address but its connection mode is ${mode}: the field is only meaningful for ZMQ workers`,
       );
     }
-    // This gateway has no HTTP or gRPC backend; say so instead of registering a dead worker.
+    // HTTP(S) upstreams are forwarded to (src/forward/); there is no gRPC backend.
+    if (mode === 'Http') return resolveHttpWorker(spec, id, env);
     throw new RegistrationError(
-      `worker ${url} has connection mode ${mode}: this gateway serves ZMQ direct workers only (ipc:// URLs)`,
+      `worker ${url} has connection mode ${mode}: this gateway serves ZMQ direct (ipc://) and HTTP(S) workers only`,
     );
   }
 
@@ -155,6 +157,7 @@ export function resolveWorker(spec: WorkerSpec, id: string, env: RegistrationEnv
   return {
     id,
     url,
+    transport: 'zmq',
     runtime: runtime as RuntimeType,
     engineCount,
     handshakeOverride: override,

@@ -9,27 +9,37 @@ import { closeSignal } from '../close-signal.js';
 import { rawResponse } from '../raw-response.js';
 import type { AppEnv } from '../middleware/env.js';
 import { INFERENCE_PATHS, type InferenceEndpoint } from '../../api/types.js';
-
-/** Always routed (501 until the pipeline is plugged in); the others exist only with a handler. */
-const ALWAYS: readonly InferenceEndpoint[] = ['chat_completions', 'completions'];
+import { forkRequest } from '../../forward/fork.js';
 
 export function registerInferenceRoutes(app: Hono<AppEnv>, ctx: GatewayContext): void {
   const handlers = ctx.deps.inference ?? {};
   for (const [endpoint, path] of Object.entries(INFERENCE_PATHS) as [InferenceEndpoint, string][]) {
     const handler = handlers[endpoint];
-    if (!handler && !ALWAYS.includes(endpoint)) continue;
+    // Every endpoint exists: HTTP workers serve it by forwarding even without a pipeline handler.
     app.post(path, async (c) => {
+      const outgoing = c.env?.outgoing;
+      const requestId = c.get('requestId');
+      // Node: a light close signal; under app.request() the web Request's own.
+      const signal = outgoing ? closeSignal(outgoing) : c.req.raw.signal;
+      let request = c.req.raw;
+      if (ctx.workers.hasHttpWorkers()) {
+        const fork = await forkRequest(
+          { endpoint, request, incoming: c.env?.incoming, outgoing, requestId, signal, hints: ctx.hintsFor(request.headers) },
+          ctx.workers,
+          ctx.forwarder,
+        );
+        if (fork.kind === 'forwarded') return fork.response;
+        request = fork.request;
+      }
       if (!handler) {
         return gatewayError(501, 'not_implemented', `${path} is not available: no request pipeline is configured`);
       }
-      const outgoing = c.env?.outgoing;
       return handler({
-        request: c.req.raw,
+        request,
         raw: outgoing ? rawResponse(outgoing) : undefined,
-        requestId: c.get('requestId'),
-        // Node: a light close signal; under app.request() the web Request's own.
-        signal: outgoing ? closeSignal(outgoing) : c.req.raw.signal,
-        services: ctx.servicesFor(c.req.raw.headers),
+        requestId,
+        signal,
+        services: ctx.servicesFor(request.headers),
       });
     });
   }
