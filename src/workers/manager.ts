@@ -98,6 +98,8 @@ export class WorkerManager {
   private readonly autoload: TokenizerAutoloader;
   private readonly events: WorkerEvents;
   private readonly deaths = new EngineDeathFeed();
+  /** HTTP workers with a health probe in flight. */
+  private readonly httpProbing = new Set<string>();
   private closed = false;
 
   constructor(private readonly opts: WorkerManagerOptions) {
@@ -443,6 +445,17 @@ export class WorkerManager {
    * failed HTTP worker keeps being probed, so a host that comes back is used again.
    */
   private async runHttpProbe(w: Worker): Promise<void> {
+    // One probe at a time per worker: failed requests ask for early probes, often in bursts.
+    if (this.httpProbing.has(w.id)) return;
+    this.httpProbing.add(w.id);
+    try {
+      await this.httpProbeOnce(w);
+    } finally {
+      this.httpProbing.delete(w.id);
+    }
+  }
+
+  private async httpProbeOnce(w: Worker): Promise<void> {
     const { health, spec } = w.identity;
     const timeoutMs = health.timeoutSecs * 1000;
     let result = await probeHealth(w.url, this.config.healthCheckEndpoint, timeoutMs, spec.apiKey);
