@@ -10,7 +10,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { InferenceEndpoint } from '../api/types.js';
-import { gatewayError } from '../gateway/errors.js';
+import { openaiErrorJson as gatewayError } from '../api/openai/errors.js';
 import type { CancelSignal } from '../pipeline/cancel-signal.js';
 import type { Logger } from '../util/logger.js';
 import type { WorkerManager } from '../workers/manager.js';

@@ -7,7 +7,7 @@ import type { WorkerMetricsSink } from '../workers/manager.js';
 import type { PolicyName } from '../workers/types.js';
 import type { Worker } from '../workers/worker.js';
 import type { RouterMetrics } from '../pipeline/metrics.js';
-import { BREAKER_STATE_CODE, type BreakerState } from '../forward/breaker.js';
+import { BREAKER_STATE_CODE, type BreakerState } from '../workers/circuit-breaker.js';
 import type { RetryMetricsSink } from '../forward/forwarder.js';
 
 /** SMG's duration buckets, applied to every *_duration_seconds metric. */

@@ -5,7 +5,8 @@
  * /v1/models at the first healthy probe (SMG discovers an HTTP worker's model the same way,
  * smg-project/smg model_gateway/src/workflow/steps/ … detect/discover model info).
  */
-import { RegistrationError, resolveHealth, type RegistrationEnv } from './registration.js';
+import { resolveHealth } from './health-settings.js';
+import { RegistrationError, type RegistrationEnv } from './registration-types.js';
 import type { WorkerSpec } from './types.js';
 import type { WorkerIdentity } from './worker.js';
 

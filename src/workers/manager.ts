@@ -20,8 +20,8 @@ import { defaultSpec, type JobType, type PolicyName, type WorkerSpec, type Worke
 import type { WorkerPatch } from './worker-spec.js';
 import { errorView, Worker, type WorkerEvents } from './worker.js';
 import type { RoutingHints } from './policies/index.js';
-import { CircuitBreaker, type BreakerState } from '../forward/breaker.js';
-import { fetchModels, probeHealth } from '../forward/health-probe.js';
+import { CircuitBreaker, type BreakerState } from './circuit-breaker.js';
+import { fetchModels, probeHealth } from './http-probe.js';
 
 export interface WorkerMetricsSink {
   healthCheck(worker: Worker, ok: boolean): void;

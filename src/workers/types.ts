@@ -3,7 +3,7 @@
  * and the health settings after per-worker overrides are merged onto the gateway defaults.
  */
 
-import type { BreakerConfig } from '../forward/breaker.js';
+import type { BreakerConfig } from './circuit-breaker.js';
 
 export type WorkerStatus = 'pending' | 'ready' | 'not_ready' | 'failed' | 'draining';
 

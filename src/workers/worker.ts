@@ -13,7 +13,7 @@ import type { RuntimeType } from '../engine/types.js';
 import type { Logger } from '../util/logger.js';
 import type { ConnectEngineFn } from './connect.js';
 import { freshCounters, type ProbeCounters } from './state-machine.js';
-import type { CircuitBreaker } from '../forward/breaker.js';
+import type { CircuitBreaker } from './circuit-breaker.js';
 import type { ResolvedHealth, WorkerSpec, WorkerStatus } from './types.js';
 
 export interface WorkerIdentity {
