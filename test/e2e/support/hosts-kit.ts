@@ -86,14 +86,14 @@ export interface Front {
   cleanup(): Promise<void>;
 }
 
-export async function startFront(args: readonly string[]): Promise<Front> {
+export async function startFront(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<Front> {
   const [port, metricsPort] = [await freeTcpPort(), await freeTcpPort()];
   const proc = runSmg([
     'launch', '--host', '127.0.0.1', '--port', String(port),
     '--prometheus-host', '127.0.0.1', '--prometheus-port', String(metricsPort),
     '--drain-settle-secs', '0',
     ...args,
-  ]);
+  ], env);
   return {
     proc,
     base: `http://127.0.0.1:${port}`,
