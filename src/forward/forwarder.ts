@@ -19,6 +19,7 @@ import type { Worker } from '../workers/worker.js';
 import { clientResponseHeaders, upstreamRequestHeaders } from './headers.js';
 import { backoffMs, breakerOutcome, RETRYABLE_STATUSES, type RetryConfig } from './retry.js';
 import { frameBoundary, streamTailError } from './stream-tail.js';
+import { markForwarded } from './forwarded-mark.js';
 import { sendUpstream, UpstreamError, type Attempt } from './upstream.js';
 
 export interface RetryMetricsSink {
@@ -101,7 +102,7 @@ export class Forwarder {
     if (RETRYABLE_STATUSES.has(last.status) || last.body === null) this.deps.metrics?.retriesExhausted(label);
     // The last upstream answer as it was (status and error body kept), else the transport error.
     if (last.body !== null && last.headers !== null) {
-      return new Response(new Uint8Array(last.body), { status: last.status, headers: toHeaders(last.headers) });
+      return markForwarded(new Response(new Uint8Array(last.body), { status: last.status, headers: toHeaders(last.headers) }));
     }
     return gatewayError(last.status, last.status === 504 ? 'upstream_timeout' : 'upstream_unreachable', last.error);
   }
@@ -195,7 +196,7 @@ export class Forwarder {
         worker.breaker?.record(upstream.complete);
       });
       const body = Readable.toWeb(upstream) as unknown as ReadableStream<Uint8Array>;
-      return Promise.resolve({ kind: 'committed', response: new Response(body, { status, headers: toHeaders(headers) }) });
+      return Promise.resolve({ kind: 'committed', response: markForwarded(new Response(body, { status, headers: toHeaders(headers) })) });
     }
     const isSse = String(headers['content-type'] ?? '').includes('text/event-stream');
     return new Promise<AttemptResult>((resolve) => {

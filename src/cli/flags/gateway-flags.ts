@@ -22,7 +22,7 @@ export const GATEWAY_FLAGS: readonly FlagDef[] = [
   // ---- Workers
   {
     name: 'worker-urls', key: 'workerUrls', type: 'list', applies: BOTH, group: 'Workers', metavar: '<URL>...',
-    describe: 'Worker URLs; ipc://<path> selects a ZMQ direct worker. Repeats accumulate.',
+    describe: 'Worker URLs; ipc://<path> selects a ZMQ direct worker, http(s)://<host>:<port> an OpenAI-compatible upstream (another smg serve, vllm serve, SGLang) that requests are forwarded to as they came. Repeats accumulate.',
     routerDescribe: "Ignored: the gateway is given the launched engines' URLs",
   },
   {
