@@ -28,11 +28,16 @@ export type ForkResult = { kind: 'forwarded'; response: Response } | { kind: 'pi
 async function readBody(input: ForkInput): Promise<Buffer> {
   const inc = input.incoming;
   // Straight from the socket when nothing upstream of the route read it (a Content-Length body:
-  // see middleware/body-limit.ts); a chunked body was already read through the web Request.
-  if (inc && !inc.readableDidRead && input.request.headers.has('content-length') && !input.request.headers.has('transfer-encoding')) {
-    const chunks: Buffer[] = [];
-    for await (const c of inc) chunks.push(c as Buffer);
-    return Buffer.concat(chunks);
+  // see middleware/body-limit.ts), with Node's own headers: touching `request.headers` or
+  // `request.url` makes the Node adapter build a whole web Request. A chunked body was already
+  // read through the web Request.
+  if (inc && !inc.readableDidRead && inc.headers['content-length'] !== undefined && inc.headers['transfer-encoding'] === undefined) {
+    return new Promise<Buffer>((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      inc.on('data', (c: Buffer) => chunks.push(c));
+      inc.once('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
+      inc.once('error', reject);
+    });
   }
   return Buffer.from(await input.request.arrayBuffer());
 }
@@ -77,11 +82,15 @@ export async function forkRequest(input: ForkInput, workers: WorkerManager, forw
     const request = new Request(input.request.url, { method: input.request.method, headers: input.request.headers, body: new Uint8Array(body) });
     return { kind: 'pipeline', request };
   }
-  const url = new URL(input.request.url);
+  let path = input.incoming?.url;
+  if (path === undefined) {
+    const url = new URL(input.request.url);
+    path = `${url.pathname}${url.search}`;
+  }
   const response = await forwarder.forward({
     endpoint: input.endpoint,
-    path: `${url.pathname}${url.search}`,
-    method: input.request.method,
+    path,
+    method: input.incoming?.method ?? input.request.method,
     rawHeaders: input.incoming?.rawHeaders ?? headerPairs(input.request.headers),
     body,
     requestId: input.requestId,

@@ -10,9 +10,12 @@ import { rawResponse } from '../raw-response.js';
 import type { AppEnv } from '../middleware/env.js';
 import { INFERENCE_PATHS, type InferenceEndpoint } from '../../api/types.js';
 import { forkRequest } from '../../forward/fork.js';
+import { HINTED_POLICIES } from '../../workers/policies/index.js';
 
 export function registerInferenceRoutes(app: Hono<AppEnv>, ctx: GatewayContext): void {
   const handlers = ctx.deps.inference ?? {};
+  // Only the hashing and sticky policies read routing headers (reading them builds web Headers).
+  const hinted = HINTED_POLICIES.has(ctx.config.policy);
   for (const [endpoint, path] of Object.entries(INFERENCE_PATHS) as [InferenceEndpoint, string][]) {
     const handler = handlers[endpoint];
     // Every endpoint exists: HTTP workers serve it by forwarding even without a pipeline handler.
@@ -24,7 +27,7 @@ export function registerInferenceRoutes(app: Hono<AppEnv>, ctx: GatewayContext):
       let request = c.req.raw;
       if (ctx.workers.hasHttpWorkers()) {
         const fork = await forkRequest(
-          { endpoint, request, incoming: c.env?.incoming, outgoing, requestId, signal, hints: ctx.hintsFor(request.headers) },
+          { endpoint, request, incoming: c.env?.incoming, outgoing, requestId, signal, hints: hinted ? ctx.hintsFor(c.req.raw.headers) : undefined },
           ctx.workers,
           ctx.forwarder,
         );
