@@ -64,7 +64,8 @@ export function createGatewayContext(config: GatewayConfig, opts: ContextOptions
   });
   const workers = manager;
   const pool = (hints?: RoutingHints): WorkerPool => ({
-    pickWorker: (model, tokenIds, needs) => workers.pickWorker(model, tokenIds, needs, hints),
+    pickWorker: (model, tokenIds, needs, exclude) =>
+      workers.pickWorker(model, tokenIds, needs, hints, exclude ? (w) => !w.isHttp && !exclude.has(w.id) : undefined),
     modelIds: () => workers.modelIds(),
     resolveModel: (name) => workers.resolveModel(name),
     unavailableReason: (model) => workers.unavailableReason(model),
