@@ -97,3 +97,20 @@ export class CircuitBreaker {
     this.events.transition?.(from, to);
   }
 }
+
+/** A worker's breaker, logging its transitions; null when breakers are off. */
+export function breakerFor(
+  url: string,
+  config: BreakerConfig | null,
+  log: { info(msg: string): void },
+  events: BreakerEvents,
+): CircuitBreaker | null {
+  if (config === null) return null;
+  return new CircuitBreaker(config, {
+    transition: (from, to) => {
+      log.info(`Circuit breaker of ${url}: ${from} -> ${to}`);
+      events.transition?.(from, to);
+    },
+    outcome: events.outcome,
+  });
+}

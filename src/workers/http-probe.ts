@@ -5,6 +5,9 @@
  * smg all serve), so a gateway fronting HTTP workers needs no model path of its own.
  */
 
+import type { Logger } from '../util/logger.js';
+import type { Worker } from './worker.js';
+
 export interface ProbeResult {
   ok: boolean;
   /** Why the probe failed, in words for GET /workers. */
@@ -58,4 +61,24 @@ export async function fetchModels(
   } catch (err) {
     return { error: `GET ${target} failed: ${reasonOf(err)}` };
   }
+}
+
+/**
+ * One probe of an HTTP worker: its health endpoint, and while it has no model yet (or its cards
+ * were never read), its /v1/models, whose ids then name the worker. Not healthy while unnamed.
+ */
+export async function checkHttpWorker(w: Worker, endpoint: string, log: Logger): Promise<ProbeResult> {
+  const { health, spec } = w.identity;
+  const timeoutMs = health.timeoutSecs * 1000;
+  const result = await probeHealth(w.url, endpoint, timeoutMs, spec.apiKey);
+  if (!result.ok || (w.modelId !== '' && w.upstreamModels !== null)) return result;
+  const listed = await fetchModels(w.url, timeoutMs, spec.apiKey);
+  if ('error' in listed) return w.modelId === '' ? { ok: false, error: listed.error } : result;
+  w.upstreamModels = listed.models;
+  if (w.modelId === '') {
+    const names = listed.models.map((m) => m.id as string);
+    w.updateIdentity({ ...w.identity, modelId: names[0], modelNames: names });
+    log.info(`HTTP worker ${w.url} serves model ${names.join(', ')}`);
+  }
+  return result;
 }

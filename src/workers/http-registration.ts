@@ -11,7 +11,7 @@ import type { WorkerSpec } from './types.js';
 import type { WorkerIdentity } from './worker.js';
 
 /** The spec's own model names (model_id, served_model_name, labels, card); never the gateway's. */
-function ownNames(spec: WorkerSpec): string[] {
+export function ownNames(spec: WorkerSpec): string[] {
   const card = spec.models.find((m) => typeof m.id === 'string');
   const first =
     spec.modelId ?? spec.labels.model_id ?? spec.servedModelName?.[0] ?? spec.labels.served_model_name ?? (card ? (card.id as string) : null);

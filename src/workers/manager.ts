@@ -12,6 +12,7 @@ import { EngineDeathFeed, type EngineDeathListener } from './engine-deaths.js';
 import { JobTracker, workflowError } from './jobs.js';
 import { ProbeScheduler } from './prober.js';
 import { RegistrationError, resolveHealth, resolveModelNames, resolveWorker, type RegistrationEnv } from './registration.js';
+import { ownNames } from './http-registration.js';
 import type { RequestNeeds } from './capabilities.js';
 import { WorkerSelector } from './selector.js';
 import { applyProbe, freshCounters } from './state-machine.js';
@@ -20,8 +21,8 @@ import { defaultSpec, type JobType, type PolicyName, type WorkerSpec, type Worke
 import type { WorkerPatch } from './worker-spec.js';
 import { errorView, Worker, type WorkerEvents } from './worker.js';
 import type { RoutingHints } from './policies/index.js';
-import { CircuitBreaker, type BreakerState } from './circuit-breaker.js';
-import { fetchModels, probeHealth } from './http-probe.js';
+import { breakerFor, type BreakerState } from './circuit-breaker.js';
+import { checkHttpWorker } from './http-probe.js';
 
 export interface WorkerMetricsSink {
   healthCheck(worker: Worker, ok: boolean): void;
@@ -182,7 +183,8 @@ export class WorkerManager {
         apiKey: patch.apiKey ?? w.identity.spec.apiKey,
         health: patch.health ? { ...w.identity.spec.health, ...patch.health } : w.identity.spec.health,
       };
-      const names = resolveModelNames(spec, this.config);
+      // An HTTP worker is named by its spec or its upstream, never by the gateway's --model-path.
+      const names = w.isHttp ? ownNames(spec) : resolveModelNames(spec, this.config);
       const modelId = names[0] ?? w.modelId;
       const modelNames = names.length > 0 ? names : w.identity.modelNames;
       // Properties only: runtime, engine count and handshake address stay, so the connection does.
@@ -197,7 +199,9 @@ export class WorkerManager {
     const w = this.workers.get(id);
     if (!w) return false;
     this.enqueue(id, 'UpdateWorker', w.url, () => {
-      const next = resolveWorker(spec, id, this.registrationEnv(() => false));
+      let next = resolveWorker(spec, id, this.registrationEnv(() => false));
+      // A replaced HTTP worker whose spec names no model keeps the one its upstream reported.
+      if (w.isHttp && next.modelId === '') next = { ...next, modelId: w.modelId, modelNames: w.identity.modelNames };
       const { transportReset } = w.updateIdentity(next);
       if (transportReset) {
         w.status = 'pending';
@@ -360,7 +364,10 @@ export class WorkerManager {
         this.workers.set(id, w);
         const aliases = identity.modelNames.length > 1 ? `, also served as ${identity.modelNames.slice(1).join(', ')}` : '';
         if (w.isHttp) {
-          w.breaker = this.newBreaker(w);
+          w.breaker = breakerFor(w.url, this.config.circuitBreaker, child, {
+            transition: (from, to) => this.opts.metrics?.breakerTransition?.(w, from, to),
+            outcome: (o) => this.opts.metrics?.breakerOutcome?.(w, o),
+          });
           child.info(`Registered HTTP worker ${w.url} (id=${id}, model=${w.modelId || 'from its /v1/models'}${aliases})`);
         } else {
           child.info(
@@ -425,19 +432,6 @@ export class WorkerManager {
     void p.finally(() => this.background.delete(p));
   }
 
-  private newBreaker(w: Worker): CircuitBreaker | null {
-    const cfg = this.config.circuitBreaker;
-    if (cfg === null) return null;
-    const metrics = this.opts.metrics;
-    const log = this.opts.logger.child({ worker: w.url });
-    return new CircuitBreaker(cfg, {
-      transition: (from, to) => {
-        log.info(`Circuit breaker of ${w.url}: ${from} -> ${to}`);
-        metrics?.breakerTransition?.(w, from, to);
-      },
-      outcome: (o) => metrics?.breakerOutcome?.(w, o),
-    });
-  }
 
   /**
    * An HTTP worker's probe: GET its health endpoint; while it has no model yet, its /v1/models
@@ -456,22 +450,8 @@ export class WorkerManager {
   }
 
   private async httpProbeOnce(w: Worker): Promise<void> {
-    const { health, spec } = w.identity;
-    const timeoutMs = health.timeoutSecs * 1000;
-    let result = await probeHealth(w.url, this.config.healthCheckEndpoint, timeoutMs, spec.apiKey);
-    if (result.ok && (w.modelId === '' || w.upstreamModels === null)) {
-      const listed = await fetchModels(w.url, timeoutMs, spec.apiKey);
-      if ('error' in listed) {
-        if (w.modelId === '') result = { ok: false, error: listed.error };
-      } else {
-        w.upstreamModels = listed.models;
-        if (w.modelId === '') {
-          const names = listed.models.map((m) => m.id as string);
-          w.updateIdentity({ ...w.identity, modelId: names[0], modelNames: names });
-          this.opts.logger.child({ worker: w.url }).info(`HTTP worker ${w.url} serves model ${names.join(', ')}`);
-        }
-      }
-    }
+    const { health } = w.identity;
+    const result = await checkHttpWorker(w, this.config.healthCheckEndpoint, this.opts.logger.child({ worker: w.url }));
     if (this.closed || this.workers.get(w.id) !== w || w.status === 'draining') return;
     this.opts.metrics?.healthCheck(w, result.ok);
     const prev = w.status;

@@ -80,6 +80,21 @@ describe('HTTP workers: registration and pass-through', () => {
     expect(view.workers[0]).toMatchObject({ url: u.url, connection_mode: 'http', status: 'ready', circuit_breaker: { state: 'closed' } });
   });
 
+  it("PATCH and PUT keep the model the upstream reported (never the gateway's --model-path)", async () => {
+    const [u] = await upstreams(1);
+    const { app, ctx } = await gateway([u.url], { modelPath: 'local-model' });
+    const w = ctx.workers.list()[0];
+    const json = (method: string, body: unknown) =>
+      app.request(`/workers/${w.id}`, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    expect((await json('PATCH', { labels: { zone: 'a' } })).status).toBe(202);
+    await ctx.workers.settled();
+    expect(w.modelId).toBe('up-model');
+    expect((await json('PUT', { url: u.url, priority: 60 })).status).toBe(202);
+    await ctx.workers.settled();
+    expect(ctx.workers.list()[0].modelId).toBe('up-model');
+    expect(ctx.workers.list()[0].status).toBe('ready');
+  });
+
   it('keeps the upstream status and error body of a non-retryable answer', async () => {
     const [u] = await upstreams(1);
     const { chat } = await gateway([u.url]);
