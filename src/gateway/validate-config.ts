@@ -43,6 +43,9 @@ export function validateGatewayConfig(c: GatewayConfig): string | null {
     const bad = checkWorkerUrl(url);
     if (bad) return bad;
   }
+  // SMG main.rs parse_routing_key_header: each must be a valid HTTP header name (RFC 9110 token).
+  const badHeader = c.routingKeyHeaders.find((h) => !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(h));
+  if (badHeader !== undefined) return `Invalid header name '${badHeader}': invalid HTTP header name`;
   if (c.serviceDiscovery) {
     const bad = c.selector.find((t) => !/^[^=\s]+=[^=\s]*$/.test(t));
     if (bad !== undefined) return field('selector', bad, 'Expected key=value');

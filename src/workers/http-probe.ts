@@ -67,10 +67,11 @@ export async function fetchModels(
  * One probe of an HTTP worker: its health endpoint, and while it has no model yet (or its cards
  * were never read), its /v1/models, whose ids then name the worker. Not healthy while unnamed.
  */
-export async function checkHttpWorker(w: Worker, endpoint: string, log: Logger): Promise<ProbeResult> {
+export async function checkHttpWorker(w: Worker, endpoint: string | null, log: Logger): Promise<ProbeResult> {
   const { health, spec } = w.identity;
   const timeoutMs = health.timeoutSecs * 1000;
-  const result = await probeHealth(w.url, endpoint, timeoutMs, spec.apiKey);
+  // endpoint null: health checks are off, only the model list is read.
+  const result = endpoint === null ? { ok: true } : await probeHealth(w.url, endpoint, timeoutMs, spec.apiKey);
   if (!result.ok || (w.modelId !== '' && w.upstreamModels !== null)) return result;
   const listed = await fetchModels(w.url, timeoutMs, spec.apiKey);
   if ('error' in listed) return w.modelId === '' ? { ok: false, error: listed.error } : result;

@@ -451,7 +451,8 @@ export class WorkerManager {
 
   private async httpProbeOnce(w: Worker): Promise<void> {
     const { health } = w.identity;
-    const result = await checkHttpWorker(w, this.config.healthCheckEndpoint, this.opts.logger.child({ worker: w.url }));
+    const healthOff = this.config.disableHealthCheck || w.identity.spec.health.disable_health_check === true;
+    const result = await checkHttpWorker(w, healthOff ? null : this.config.healthCheckEndpoint, this.opts.logger.child({ worker: w.url }));
     if (this.closed || this.workers.get(w.id) !== w || w.status === 'draining') return;
     this.opts.metrics?.healthCheck(w, result.ok);
     const prev = w.status;
@@ -465,6 +466,9 @@ export class WorkerManager {
       w.counters = next.counters;
     }
     if (prev !== w.status) this.logTransition(w, prev);
+    // Health checks off (--disable-health-check, or the spec's): once named, the worker stays
+    // ready and only its circuit breaker takes it out of selection.
+    if (w.status === 'ready' && healthOff) return;
     if (w.status === 'failed' && this.config.removeUnhealthyWorkers) {
       this.opts.logger.child({ worker: w.url }).warn('Removing failed worker from registry');
       this.submitRemove(w.id);
@@ -477,7 +481,9 @@ export class WorkerManager {
 
   /** A request could not reach an HTTP worker: probe it now rather than at the next interval. */
   probeSoon(w: Worker): void {
-    if (w.isHttp && this.workers.get(w.id) === w && w.status !== 'draining') this.scheduler.scheduleSooner(w, 0);
+    if (!w.isHttp || this.workers.get(w.id) !== w || w.status === 'draining') return;
+    if (this.config.disableHealthCheck || w.identity.spec.health.disable_health_check === true) return;
+    this.scheduler.scheduleSooner(w, 0);
   }
 
   private runProbe(w: Worker): void {

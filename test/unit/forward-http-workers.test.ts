@@ -95,6 +95,13 @@ describe('HTTP workers: registration and pass-through', () => {
     expect(ctx.workers.list()[0].status).toBe('ready');
   });
 
+  it('with health checks off an HTTP worker is ready once its models are read, whatever /health says', async () => {
+    const [u] = await upstreams(1);
+    u.healthStatus = 500;
+    const { servedBy, chat } = await gateway([u.url], { disableHealthCheck: true });
+    expect(await servedBy(await chat('hi'))).toBe('u0');
+  });
+
   it('keeps the upstream status and error body of a non-retryable answer', async () => {
     const [u] = await upstreams(1);
     const { chat } = await gateway([u.url]);

@@ -111,3 +111,16 @@ describe('pods as workers (SMG service_discovery.rs)', () => {
     expect(parseModelIdSource('label:')).toBeNull();
   });
 });
+
+describe('startup validation of the new flags', async () => {
+  const { defaultGatewayConfig } = await import('../../src/gateway/config.js');
+  const { validateGatewayConfig } = await import('../../src/gateway/validate-config.js');
+  const base = defaultGatewayConfig();
+  it('refuses a bad routing-key header, selector term or model-id source; discovery lifts power_of_two\'s two-worker rule', () => {
+    expect(validateGatewayConfig({ ...base, routingKeyHeaders: ['x session'] })).toBe("Invalid header name 'x session': invalid HTTP header name");
+    expect(validateGatewayConfig({ ...base, serviceDiscovery: true, selector: ['app'] })).toBe("Invalid value for field 'selector': app - Expected key=value");
+    expect(validateGatewayConfig({ ...base, modelIdFrom: 'pod' })).toBe("Invalid model-id-from value 'pod'. Expected: namespace, label:<key>, or annotation:<key>");
+    expect(validateGatewayConfig({ ...base, policy: 'power_of_two', serviceDiscovery: true, selector: ['app=x'] })).toBeNull();
+    expect(validateGatewayConfig({ ...base, workerUrls: ['http://10.0.0.1:8000', 'https://h.example:443'] })).toBeNull();
+  });
+});

@@ -151,7 +151,7 @@ export const GATEWAY_FLAGS: readonly FlagDef[] = [
   // ---- Health
   {
     name: 'disable-health-check', key: 'disableHealthCheck', type: 'bool', applies: BOTH, group: 'Health',
-    describe: 'Disable health checks (ignored for ZMQ workers, whose probe reconnects restarted engines)',
+    describe: 'Disable health checks: an HTTP worker stays ready once its models are known (its circuit breaker still applies); ignored for ZMQ workers, whose probe reconnects restarted engines',
   },
   {
     name: 'remove-unhealthy-workers', aliases: ['worker-auto-recovery'], key: 'removeUnhealthyWorkers', type: 'bool', applies: BOTH, group: 'Health',
