@@ -8,6 +8,8 @@
  * Per phase: latency (mean, p50, p99 of whole requests, or time to first byte with --stream),
  * throughput, and CPU per request from /proc (utime+stime of the host's gateway and engine
  * processes, and of the front), so "front + host" vs "host alone" gives the front's own CPU.
+ * A third path, a bare node:http proxy with the same keep-alive agent, is the floor any Node
+ * front would pay for the extra hop.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -29,6 +31,26 @@ const CONCURRENCY = arg('concurrency', '1,16').split(',').map(Number);
 const MAX_TOKENS = Number(arg('max-tokens', '16'));
 const STREAM = process.argv.includes('--stream');
 const ROUNDS = Number(arg('rounds', '3'));
+
+/** The floor: a node:http proxy with nothing else (argv: port, target URL). */
+const BARE_PROXY = `
+const http = require('node:http');
+const [port, target] = [Number(process.argv[1]), new URL(process.argv[2])];
+const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity, scheduling: 'lifo' });
+http.createServer((req, res) => {
+  const chunks = [];
+  req.on('data', (c) => chunks.push(c));
+  req.on('end', () => {
+    const body = Buffer.concat(chunks);
+    const up = http.request({ host: target.hostname, port: target.port, path: req.url, method: req.method, agent,
+      headers: { ...req.headers, host: target.host, 'content-length': body.length } }, (r) => {
+      res.writeHead(r.statusCode, r.headers);
+      r.pipe(res);
+    });
+    up.end(body);
+  });
+}).listen(port, '127.0.0.1');
+`;
 
 interface Proc {
   child: ChildProcess;
@@ -133,41 +155,49 @@ async function main(): Promise<void> {
     '--worker-urls', hostBase, '--health-check-endpoint', '/readiness', '--log-level', 'warn',
   ]);
   const frontBase = `http://127.0.0.1:${frontPort}`;
+  const barePort = await freeTcpPort();
+  const bare = spawn(process.execPath, ['-e', BARE_PROXY, String(barePort), hostBase], { stdio: 'ignore' });
+  const bareBase = `http://127.0.0.1:${barePort}`;
   try {
     await waitOk(`${hostBase}/readiness`);
     await waitOk(`${frontBase}/readiness`);
     const engines = [...host.out.matchAll(/\(pid (\d+),/g)].map((m) => Number(m[1]));
     const hostPids = [host.child.pid!, ...engines];
     const frontPids = [front.child.pid!];
+    const barePids = [bare.pid!];
+    await waitOk(`${bareBase}/readiness`);
     // Warm both paths (JIT, keep-alive sockets, the host's prompt cache).
     for (let i = 0; i < 200; i++) await one(frontBase, i);
     for (let i = 0; i < 200; i++) await one(hostBase, i);
+    for (let i = 0; i < 200; i++) await one(bareBase, i);
 
     const what = STREAM ? 'time to first byte' : 'request latency';
     console.log(`front hop: ${REQUESTS} chat requests per phase, max_tokens=${MAX_TOKENS}, ${STREAM ? 'stream' : 'JSON'}, ${ROUNDS} interleaved rounds; ${what}`);
-    console.log('| concurrency | path | mean ms | p50 ms | p99 ms | req/s | CPU ms/req host | CPU ms/req front | CPU ms/req total |');
+    console.log('| concurrency | path | mean ms | p50 ms | p99 ms | req/s | CPU ms/req host | CPU ms/req front (or bare proxy) | CPU ms/req total |');
     console.log('|---|---|---|---|---|---|---|---|---|');
     for (const c of CONCURRENCY) {
-      const acc: Record<'host' | 'front', Phase[]> = { host: [], front: [] };
+      const acc: Record<'host' | 'front' | 'bare', Phase[]> = { host: [], front: [], bare: [] };
       for (let r = 0; r < ROUNDS; r++) {
         acc.host.push(await phase(hostBase, c, hostPids, frontPids));
         acc.front.push(await phase(frontBase, c, hostPids, frontPids));
+        acc.bare.push(await phase(bareBase, c, hostPids, barePids));
       }
       const rows: Record<string, number[]> = {};
-      for (const path of ['host', 'front'] as const) {
+      const labels = { host: 'host alone', front: 'front + host', bare: 'bare node:http proxy + host' };
+      for (const path of ['host', 'front', 'bare'] as const) {
         const lat = acc[path].flatMap((p) => p.latencies);
         const wall = acc[path].reduce((s, p) => s + p.wallMs, 0);
         const hostCpu = mean(acc[path].map((p) => msPerReq(p.hostTicks)));
         const frontCpu = mean(acc[path].map((p) => msPerReq(p.frontTicks)));
         rows[path] = [mean(lat), pct(lat, 50), pct(lat, 99), (REQUESTS * ROUNDS) / (wall / 1000), hostCpu, frontCpu, hostCpu + frontCpu];
-        const label = path === 'host' ? 'host alone' : 'front + host';
-        console.log(`| ${c} | ${label} | ${rows[path].map((v, i) => (i === 3 ? v.toFixed(0) : v.toFixed(2))).join(' | ')} |`);
+        console.log(`| ${c} | ${labels[path]} | ${rows[path].map((v, i) => (i === 3 ? v.toFixed(0) : v.toFixed(2))).join(' | ')} |`);
       }
       const d = rows.front.map((v, i) => v - rows.host[i]);
       console.log(`| ${c} | **front hop adds** | ${d[0].toFixed(2)} | ${d[1].toFixed(2)} | ${d[2].toFixed(2)} | | | | ${d[6].toFixed(2)} |`);
     }
   } finally {
     front.child.kill('SIGKILL');
+    bare.kill('SIGKILL');
     host.child.kill('SIGTERM');
     await new Promise((r) => host.child.once('exit', r));
     await rm(dir, { recursive: true, force: true });
