@@ -9,6 +9,7 @@ import type { InferenceEndpoint } from '../api/types.js';
 import type { CancelSignal } from '../pipeline/cancel-signal.js';
 import type { WorkerManager } from '../workers/manager.js';
 import type { RoutingHints } from '../workers/policies/index.js';
+import type { Worker } from '../workers/worker.js';
 import type { Forwarder } from './forwarder.js';
 import { routingText, routingTokens } from './routing-text.js';
 
@@ -23,7 +24,10 @@ export interface ForkInput {
 }
 
 /** Either the forwarder's response, or the request (body re-attached) for the pipeline. */
-export type ForkResult = { kind: 'forwarded'; response: Response } | { kind: 'pipeline'; request: Request };
+export type ForkResult =
+  | { kind: 'forwarded'; response: Response }
+  /** `pinned`: the ZMQ worker the policy already chose (the pipeline must not pick again). */
+  | { kind: 'pipeline'; request: Request; pinned?: Worker };
 
 async function readBody(input: ForkInput): Promise<Buffer> {
   const inc = input.incoming;
@@ -66,12 +70,17 @@ export async function forkRequest(input: ForkInput, workers: WorkerManager, forw
     ? routingTokens(routingText(json))
     : [];
   let toHttp: boolean;
-  let first = null;
+  let first: Worker | null = null;
+  let pinned: Worker | undefined;
   if (canonical !== null && httpServes && zmqServes) {
-    // Both kinds serve the model: the policy chooses among all its ready workers.
+    // Both kinds serve the model: the policy chooses once among all its ready workers (a second
+    // pick by the pipeline would advance round_robin twice per request and always land alike).
     first = workers.pickWorker(canonical, tokens, undefined, input.hints, () => true);
     toHttp = first !== null && first.isHttp;
-    if (!toHttp) first = null;
+    if (!toHttp) {
+      pinned = first ?? undefined;
+      first = null;
+    }
   } else if (canonical !== null) {
     toHttp = httpServes;
   } else {
@@ -80,7 +89,7 @@ export async function forkRequest(input: ForkInput, workers: WorkerManager, forw
   }
   if (!toHttp) {
     const request = new Request(input.request.url, { method: input.request.method, headers: input.request.headers, body: new Uint8Array(body) });
-    return { kind: 'pipeline', request };
+    return { kind: 'pipeline', request, pinned };
   }
   let path = input.incoming?.url;
   if (path === undefined) {

@@ -10,6 +10,8 @@ import { rawResponse } from '../raw-response.js';
 import type { AppEnv } from '../middleware/env.js';
 import { INFERENCE_PATHS, type InferenceEndpoint } from '../../api/types.js';
 import { forkRequest } from '../../forward/fork.js';
+import type { PipelineServices } from '../../pipeline/services.js';
+import type { Worker } from '../../workers/worker.js';
 import { HINTED_POLICIES } from '../../workers/policies/index.js';
 
 export function registerInferenceRoutes(app: Hono<AppEnv>, ctx: GatewayContext): void {
@@ -25,6 +27,7 @@ export function registerInferenceRoutes(app: Hono<AppEnv>, ctx: GatewayContext):
       // Node: a light close signal; under app.request() the web Request's own.
       const signal = outgoing ? closeSignal(outgoing) : c.req.raw.signal;
       let request = c.req.raw;
+      let pinned: Worker | undefined;
       if (ctx.workers.hasHttpWorkers()) {
         const fork = await forkRequest(
           { endpoint, request, incoming: c.env?.incoming, outgoing, requestId, signal, hints: hinted ? ctx.hintsFor(c.req.raw.headers) : undefined },
@@ -33,6 +36,7 @@ export function registerInferenceRoutes(app: Hono<AppEnv>, ctx: GatewayContext):
         );
         if (fork.kind === 'forwarded') return fork.response;
         request = fork.request;
+        pinned = fork.pinned;
       }
       if (!handler) {
         return gatewayError(501, 'not_implemented', `${path} is not available: no request pipeline is configured`);
@@ -42,8 +46,27 @@ export function registerInferenceRoutes(app: Hono<AppEnv>, ctx: GatewayContext):
         raw: outgoing ? rawResponse(outgoing) : undefined,
         requestId,
         signal,
-        services: ctx.servicesFor(request.headers),
+        services: pinned ? pinnedServices(ctx.servicesFor(request.headers), pinned) : ctx.servicesFor(request.headers),
       });
     });
   }
+}
+
+/** The pipeline's first pick is the worker the fork already chose; later picks (reroutes) choose anew. */
+function pinnedServices(services: PipelineServices, worker: Worker): PipelineServices {
+  let used = false;
+  const pool = services.workers;
+  return {
+    ...services,
+    workers: {
+      ...pool,
+      pickWorker: (model, tokenIds, needs, exclude) => {
+        if (!used && exclude === undefined) {
+          used = true;
+          return worker;
+        }
+        return pool.pickWorker(model, tokenIds, needs, exclude);
+      },
+    },
+  };
 }
