@@ -233,6 +233,8 @@ export class Forwarder {
         if (upstream.complete || settled) return;
         if (req.signal.aborted) {
           finish(null);
+          // Nobody is left to answer, but the request must still end (in-flight counts, drain).
+          if (!committed) resolve({ kind: 'committed', response: gatewayError(499, 'client_closed', 'client closed the request') });
           return;
         }
         const message = `upstream ${worker.url} closed the response before it was complete`;

@@ -100,6 +100,24 @@ describe('front smg launch over two smg serve hosts (e2e)', () => {
     expect(after[1] - before[1]).toBeGreaterThan(0);
   });
 
+  it('a client that disconnects mid-stream cancels the request on the host', async () => {
+    const abort = new AbortController();
+    const res = await fetch(`${front.base}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: TINY_MODEL, messages: [{ role: 'user', content: 'a long one' }], max_tokens: 200, stream: true }),
+      signal: abort.signal,
+    });
+    await res.body!.getReader().read();
+    const load = async (base: string) =>
+      ((await (await fetch(`${base}/workers`)).json()) as { workers: Array<{ load: number }> }).workers.reduce((s, w) => s + w.load, 0);
+    expect((await Promise.all(hosts.map((h) => load(h.url)))).reduce((a, b) => a + b)).toBe(1);
+    abort.abort();
+    // 200 tokens at 20 ms would take 4 s: the hosts and the front drop it long before.
+    await waitFor('host load back to 0', async () => ((await Promise.all(hosts.map((h) => load(h.url)))).every((l) => l === 0) ? true : undefined), 2000);
+    await waitFor('front load back to 0', async () => ((await load(front.base)) === 0 ? true : undefined), 2000);
+  });
+
   it('a host killed under load: no request that had not started sending fails, streams on it end cleanly, and it comes back', async () => {
     const [victim, survivor] = hosts;
     // Streams with bytes already relayed, some on each host.
