@@ -128,15 +128,17 @@ export class Forwarder {
   private async attempt(req: ForwardRequest, worker: Worker): Promise<AttemptResult> {
     const release = worker.trackRequest();
     const url = new URL(req.path, `${worker.url.replace(/\/+$/, '')}/`);
-    let call: Attempt;
-    try {
-      call = sendUpstream({
+    const send = (): Attempt =>
+      sendUpstream({
         url,
         method: req.method,
         headers: upstreamRequestHeaders(req.rawHeaders, req.body.length, req.requestId, worker.identity.spec.apiKey),
         body: req.body,
         idleTimeoutMs: this.deps.requestTimeoutMs,
       });
+    let call: Attempt;
+    try {
+      call = send();
     } catch (err) {
       release();
       worker.breaker?.record(false);
@@ -146,7 +148,16 @@ export class Forwarder {
     req.signal.addEventListener('abort', onClientGone);
     let upstream: IncomingMessage;
     try {
-      upstream = await call.response;
+      try {
+        upstream = await call.response;
+      } catch (err) {
+        // A kept-alive socket the worker closed meanwhile (it restarted, or timed the socket out)
+        // says nothing about the worker: send once more on a fresh connection (SMG's
+        // send_with_stale_conn_retry), without a breaker sample or a retry attempt.
+        if (!(err instanceof UpstreamError && err.staleSocket) || req.signal.aborted) throw err;
+        call = send();
+        upstream = await call.response;
+      }
     } catch (err) {
       req.signal.removeEventListener('abort', onClientGone);
       release();

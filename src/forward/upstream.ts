@@ -26,6 +26,8 @@ export class UpstreamError extends Error {
     message: string,
     readonly status: 502 | 504,
     readonly code: string,
+    /** The request went out on a reused keep-alive socket the peer had already closed. */
+    readonly staleSocket = false,
   ) {
     super(message);
   }
@@ -49,7 +51,10 @@ export function sendUpstream(call: UpstreamCall): Attempt {
     req.once('timeout', () => req.destroy(new UpstreamError(`upstream ${call.url.host} timed out`, 504, 'ETIMEDOUT')));
     req.once('error', (err: NodeJS.ErrnoException) => {
       if (err instanceof UpstreamError) reject(err);
-      else reject(new UpstreamError(`upstream ${call.url.host} unreachable: ${err.code ?? err.message}`, 502, err.code ?? 'EUPSTREAM'));
+      else {
+        const stale = req.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE');
+        reject(new UpstreamError(`upstream ${call.url.host} unreachable: ${err.code ?? err.message}`, 502, err.code ?? 'EUPSTREAM', stale));
+      }
     });
   });
   req.end(call.body);

@@ -20,6 +20,9 @@ export class FakeUpstream {
   readonly seen: SeenRequest[] = [];
   /** Held requests whose client went away before the upstream answered. */
   abandoned = 0;
+  /** Drop the connection of the next request that arrives on an already used keep-alive socket. */
+  resetReusedOnce = false;
+  private readonly used = new WeakSet<object>();
   private readonly held = new Set<ServerResponse>();
   private server: Server | null = null;
   url = '';
@@ -61,6 +64,14 @@ export class FakeUpstream {
       return;
     }
     this.seen.push({ path: req.url ?? '', headers: req.headers, body });
+    const reused = this.used.has(req.socket);
+    this.used.add(req.socket);
+    if (reused && this.resetReusedOnce) {
+      // What a restarted or idle-timing worker does to a kept-alive connection.
+      this.resetReusedOnce = false;
+      req.socket.destroy();
+      return;
+    }
     const mode = this.mode;
     switch (mode.kind) {
       case 'ok':

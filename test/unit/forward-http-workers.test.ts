@@ -197,6 +197,17 @@ describe('HTTP workers: retries and circuit breaker', () => {
     expect(await ctx.metrics.render()).toMatch(/smg_worker_retries_total\{worker_type="regular",endpoint="chat"\} [1-9]/);
   });
 
+  it('a kept-alive connection the worker dropped is re-sent on a fresh one, costing no breaker sample', async () => {
+    const [u] = await upstreams(1);
+    const { chat, servedBy, ctx } = await gateway([u.url], { disableRetries: true });
+    expect(await servedBy(await chat('first'))).toBe('u0');
+    u.resetReusedOnce = true;
+    const res = await chat('second');
+    expect(res.status).toBe(200);
+    expect(u.seen.map((r) => JSON.parse(r.body).messages[0].content)).toEqual(['first', 'second', 'second']);
+    expect(ctx.workers.list()[0].breaker!.consecutiveFailures).toBe(0);
+  });
+
   it('a worker that refuses connections is retried elsewhere', async () => {
     const [gone, good] = await upstreams(2);
     const { chat, servedBy } = await gateway([gone.url, good.url], { policy: 'round_robin' });
