@@ -20,6 +20,7 @@ import { asAnthropicError } from '../api/anthropic/errors.js';
 import { asOpenAiError } from '../api/openai/errors.js';
 import { INFERENCE_PATHS } from '../api/types.js';
 import { routeMisses } from './route-misses.js';
+import { isForwarded } from '../forward/forwarded-mark.js';
 import { registerAdminRoutes } from './routes/admin.js';
 import { registerHistoryRoutes } from './routes/history.js';
 import { registerInferenceRoutes } from './routes/inference.js';
@@ -46,6 +47,7 @@ export function buildApp(ctx: GatewayContext): Hono<AppEnv> {
   for (const p of ANTHROPIC_PATHS) {
     app.use(p, async (c, next) => {
       await next();
+      if (isForwarded(c.res)) return;
       const shaped = await asAnthropicError(c.res, c.get('requestId'));
       if (shaped !== c.res) {
         c.res = undefined;
@@ -58,7 +60,7 @@ export function buildApp(ctx: GatewayContext): Hono<AppEnv> {
   for (const p of GUARDED) {
     app.use(p, async (c, next) => {
       await next();
-      if (ANTHROPIC_PATHS.includes(c.req.path)) return;
+      if (ANTHROPIC_PATHS.includes(c.req.path) || isForwarded(c.res)) return;
       const shaped = await asOpenAiError(c.res);
       if (shaped !== c.res) {
         c.res = undefined;

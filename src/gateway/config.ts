@@ -3,6 +3,7 @@
  * in-process gateway). Defaults follow cli-and-api §4.2.
  */
 import type { HistoryBackend } from '../history/types.js';
+import type { RetryConfig } from '../forward/retry.js';
 import type { AssignmentMode, PolicyName, WorkersConfig } from '../workers/types.js';
 
 export interface GatewayConfig {
@@ -72,9 +73,36 @@ export interface GatewayConfig {
   maxLogLen: number | null;
   apiKey: string | null;
   disableTokenizerAutoload: boolean;
-  /** Accepted for `smg serve` compatibility; this gateway neither retries nor trips breakers. */
+  /** HTTP workers: one attempt per request (SMG --disable-retries). */
   disableRetries: boolean;
+  /** HTTP workers: no per-worker circuit breaker (SMG --disable-circuit-breaker). */
   disableCircuitBreaker: boolean;
+  /** Attempts in all per request, first included (SMG's --retry-max-retries, default 5). */
+  retryMaxRetries: number;
+  retryInitialBackoffMs: number;
+  retryMaxBackoffMs: number;
+  retryBackoffMultiplier: number;
+  retryJitterFactor: number;
+  /** Consecutive failures that open a worker's breaker. */
+  cbFailureThreshold: number;
+  /** Consecutive half-open successes that close it. */
+  cbSuccessThreshold: number;
+  /** Seconds an open breaker waits before its half-open probe. */
+  cbTimeoutDurationSecs: number;
+  /** A failure older than this restarts the consecutive-failure count. */
+  cbWindowDurationSecs: number;
+  /** Headers read for the routing key, first valid one wins (SMG --routing-key-headers). */
+  routingKeyHeaders: string[];
+  /** Kubernetes pod discovery (SMG --service-discovery and friends). */
+  serviceDiscovery: boolean;
+  /** key=value label selectors a pod must all match. */
+  selector: string[];
+  /** Port of a discovered pod without a smg.ai/worker-ports annotation. */
+  serviceDiscoveryPort: number;
+  /** Namespace watched; null = all namespaces. */
+  serviceDiscoveryNamespace: string | null;
+  /** `namespace`, `label:<key>` or `annotation:<key>`: a discovered worker's model id. */
+  modelIdFrom: string | null;
   /** Per handshake message (SMG fixes 600 s). */
   zmqStageTimeoutSecs: number;
   /** Output silence with requests in flight that counts as engine death (SMG fixes 300 s). */
@@ -149,6 +177,22 @@ export function defaultGatewayConfig(): GatewayConfig {
     disableTokenizerAutoload: false,
     disableRetries: false,
     disableCircuitBreaker: false,
+    // SMG's defaults (smg-project/smg model_gateway/src/main.rs, Retry / Circuit Breaker flags).
+    retryMaxRetries: 5,
+    retryInitialBackoffMs: 50,
+    retryMaxBackoffMs: 30000,
+    retryBackoffMultiplier: 1.5,
+    retryJitterFactor: 0.2,
+    cbFailureThreshold: 10,
+    cbSuccessThreshold: 3,
+    cbTimeoutDurationSecs: 60,
+    cbWindowDurationSecs: 120,
+    routingKeyHeaders: ['x-smg-routing-key'],
+    serviceDiscovery: false,
+    selector: [],
+    serviceDiscoveryPort: 80,
+    serviceDiscoveryNamespace: null,
+    modelIdFrom: null,
     zmqStageTimeoutSecs: 600,
     zmqSilenceTimeoutSecs: 300,
     maxBodyBytes: 32 * 1024 * 1024,
@@ -198,5 +242,25 @@ export function workersConfigOf(cfg: GatewayConfig): WorkersConfig {
     deadReprobeMs: DEAD_REPROBE_MS,
     startupTimeoutSecs: cfg.workerStartupTimeoutSecs,
     startupCheckIntervalSecs: cfg.workerStartupCheckInterval,
+    healthCheckEndpoint: cfg.healthCheckEndpoint,
+    circuitBreaker: cfg.disableCircuitBreaker
+      ? null
+      : {
+          failureThreshold: Math.max(1, cfg.cbFailureThreshold),
+          successThreshold: Math.max(1, cfg.cbSuccessThreshold),
+          timeoutMs: cfg.cbTimeoutDurationSecs * 1000,
+          windowMs: cfg.cbWindowDurationSecs * 1000,
+        },
+  };
+}
+
+/** The forwarder's retry settings; a single attempt with --disable-retries. */
+export function retryConfigOf(cfg: GatewayConfig): RetryConfig {
+  return {
+    maxRetries: cfg.disableRetries ? 1 : Math.max(1, cfg.retryMaxRetries),
+    initialBackoffMs: cfg.retryInitialBackoffMs,
+    maxBackoffMs: cfg.retryMaxBackoffMs,
+    backoffMultiplier: cfg.retryBackoffMultiplier,
+    jitterFactor: cfg.retryJitterFactor,
   };
 }

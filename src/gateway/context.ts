@@ -15,6 +15,8 @@ import { createHistoryStore } from '../history/factory.js';
 import type { HistoryStore } from '../history/types.js';
 import type { PipelineServices, WorkerPool } from '../pipeline/services.js';
 import { HINTED_POLICIES, routingHintsFrom, type RoutingHints } from '../workers/policies/index.js';
+import { Forwarder } from '../forward/forwarder.js';
+import { retryConfigOf } from './config.js';
 
 export interface GatewayContext {
   config: GatewayConfig;
@@ -32,6 +34,10 @@ export interface GatewayContext {
    * request's routing headers when the policy reads them (consistent_hashing, prefix_hash, manual).
    */
   servicesFor(headers: Headers): PipelineServices;
+  /** The routing headers of a request, when the policy reads them (else undefined). */
+  hintsFor(headers: Headers): RoutingHints | undefined;
+  /** The HTTP-worker path (src/forward/). */
+  forwarder: Forwarder;
 }
 
 export interface ContextOptions {
@@ -64,7 +70,8 @@ export function createGatewayContext(config: GatewayConfig, opts: ContextOptions
   });
   const workers = manager;
   const pool = (hints?: RoutingHints): WorkerPool => ({
-    pickWorker: (model, tokenIds, needs) => workers.pickWorker(model, tokenIds, needs, hints),
+    pickWorker: (model, tokenIds, needs, exclude) =>
+      workers.pickWorker(model, tokenIds, needs, hints, exclude ? (w) => !w.isHttp && !exclude.has(w.id) : undefined),
     modelIds: () => workers.modelIds(),
     resolveModel: (name) => workers.resolveModel(name),
     unavailableReason: (model) => workers.unavailableReason(model),
@@ -82,6 +89,15 @@ export function createGatewayContext(config: GatewayConfig, opts: ContextOptions
   });
   const services: PipelineServices = { config, logger, workers: pool(), tokenizers, metrics: metrics.router };
   const hinted = HINTED_POLICIES.has(config.policy);
+  const hintsFor = (headers: Headers) => (hinted ? routingHintsFrom(headers, config.routingKeyHeaders) : undefined);
+  const forwarder = new Forwarder({
+    workers,
+    retry: retryConfigOf(config),
+    logger,
+    requestTimeoutMs: config.requestTimeoutSecs * 1000,
+    metrics,
+    random: opts.random,
+  });
   return {
     config,
     logger,
@@ -92,6 +108,8 @@ export function createGatewayContext(config: GatewayConfig, opts: ContextOptions
     deps,
     services,
     history: opts.history ?? createHistoryStore(config, logger),
-    servicesFor: (headers) => (hinted ? { ...services, workers: pool(routingHintsFrom(headers)) } : services),
+    servicesFor: (headers) => (hinted ? { ...services, workers: pool(hintsFor(headers)) } : services),
+    hintsFor,
+    forwarder,
   };
 }

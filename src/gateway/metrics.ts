@@ -8,6 +8,8 @@ import type { PolicyName } from '../workers/types.js';
 import type { Worker } from '../workers/worker.js';
 import type { RouterMetrics } from '../pipeline/metrics.js';
 import { defineVllmMetrics } from './vllm-metrics.js';
+import { BREAKER_STATE_CODE, type BreakerState } from '../workers/circuit-breaker.js';
+import type { RetryMetricsSink } from '../forward/forwarder.js';
 
 /** SMG's duration buckets, applied to every *_duration_seconds metric. */
 const DURATION_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 30, 45, 60, 90, 120, 180, 240];
@@ -25,7 +27,9 @@ const MAX_REMOVED = 256;
  */
 const GAUGES_NAMED_LIKE_COUNTERS = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];
 
-export class GatewayMetrics implements WorkerMetricsSink {
+const modeOf = (w: Worker): string => (w.isHttp ? 'http' : ZMQ);
+
+export class GatewayMetrics implements WorkerMetricsSink, RetryMetricsSink {
   readonly registry = new Registry();
   readonly httpRequests: Counter<'method' | 'path'>;
   readonly httpDuration: Histogram<'method' | 'path'>;
@@ -36,6 +40,11 @@ export class GatewayMetrics implements WorkerMetricsSink {
   private readonly healthChecks: Counter<'worker_type' | 'connection_mode' | 'runtime' | 'result'>;
   readonly workerErrors: Counter<'worker_type' | 'connection_mode' | 'runtime' | 'error_type'>;
   private readonly removedWorkers = new Map<string, string>();
+  private readonly cbTransitions: Counter<'worker' | 'from' | 'to'>;
+  private readonly cbOutcomes: Counter<'worker' | 'outcome'>;
+  private readonly retries: Counter<'worker_type' | 'endpoint'>;
+  private readonly retriesExhaustedTotal: Counter<'worker_type' | 'endpoint'>;
+  private readonly backoff: Histogram<'attempt'>;
 
   constructor(workers: () => readonly Worker[], opts: { defaultMetrics?: boolean; vllmMetrics?: boolean } = {}) {
     const registers = [this.registry];
@@ -63,6 +72,23 @@ export class GatewayMetrics implements WorkerMetricsSink {
     this.selection = new Counter({ name: 'smg_worker_selection_total', help: 'Worker selections by policy', labelNames: ['worker_type', 'connection_mode', 'model', 'policy', 'runtime'], registers });
     this.healthChecks = new Counter({ name: 'smg_worker_health_checks_total', help: 'Worker health probes', labelNames: ['worker_type', 'connection_mode', 'runtime', 'result'], registers });
     this.workerErrors = new Counter({ name: 'smg_worker_errors_total', help: 'Worker-level errors', labelNames: ['worker_type', 'connection_mode', 'runtime', 'error_type'], registers });
+    // SMG's resilience metrics (smg-project/smg model_gateway/src/observability/metrics.rs, Layer 3).
+    this.cbTransitions = new Counter({ name: 'smg_worker_cb_transitions_total', help: 'Circuit breaker state transitions by worker, from, to', labelNames: ['worker', 'from', 'to'], registers });
+    this.cbOutcomes = new Counter({ name: 'smg_worker_cb_outcomes_total', help: 'Circuit breaker outcomes by worker and outcome (success/failure)', labelNames: ['worker', 'outcome'], registers });
+    this.retries = new Counter({ name: 'smg_worker_retries_total', help: 'Total retry attempts by worker_type and endpoint', labelNames: ['worker_type', 'endpoint'], registers });
+    this.retriesExhaustedTotal = new Counter({ name: 'smg_worker_retries_exhausted_total', help: 'Requests that exhausted all retries by worker_type and endpoint', labelNames: ['worker_type', 'endpoint'], registers });
+    this.backoff = new Histogram({ name: 'smg_worker_retry_backoff_seconds', help: 'Retry backoff duration by attempt number', labelNames: ['attempt'], buckets: DURATION_BUCKETS, registers });
+    const breakerGauge = (name: string, help: string, value: (b: NonNullable<Worker['breaker']>) => number) =>
+      new Gauge({
+        name, help, labelNames: ['worker'], registers,
+        collect() {
+          this.reset();
+          for (const w of workers()) if (w.breaker) this.set({ worker: w.url }, value(w.breaker));
+        },
+      });
+    breakerGauge('smg_worker_cb_state', 'Circuit breaker state per worker (0=closed, 1=open, 2=half_open)', (b) => BREAKER_STATE_CODE[b.state]);
+    breakerGauge('smg_worker_cb_consecutive_failures', 'Current consecutive failure count per worker', (b) => b.consecutiveFailures);
+    breakerGauge('smg_worker_cb_consecutive_successes', 'Current consecutive success count per worker', (b) => b.consecutiveSuccesses);
     this.defineWorkerGauges(workers, registers);
     if (opts.defaultMetrics) {
       collectDefaultMetrics({ register: this.registry, prefix: 'smg_' });
@@ -70,12 +96,32 @@ export class GatewayMetrics implements WorkerMetricsSink {
     }
   }
 
+  breakerTransition(worker: Worker, from: BreakerState, to: BreakerState): void {
+    this.cbTransitions.inc({ worker: worker.url, from, to });
+  }
+
+  breakerOutcome(worker: Worker, outcome: 'success' | 'failure'): void {
+    this.cbOutcomes.inc({ worker: worker.url, outcome });
+  }
+
+  retry(endpoint: string): void {
+    this.retries.inc({ worker_type: WORKER_TYPE, endpoint });
+  }
+
+  retriesExhausted(endpoint: string): void {
+    this.retriesExhaustedTotal.inc({ worker_type: WORKER_TYPE, endpoint });
+  }
+
+  retryBackoff(attempt: number, seconds: number): void {
+    this.backoff.observe({ attempt: String(attempt) }, seconds);
+  }
+
   workerError(worker: Worker, errorType: string): void {
-    this.workerErrors.inc({ worker_type: WORKER_TYPE, connection_mode: ZMQ, runtime: worker.runtime, error_type: errorType });
+    this.workerErrors.inc({ worker_type: WORKER_TYPE, connection_mode: modeOf(worker), runtime: worker.runtime, error_type: errorType });
   }
 
   healthCheck(worker: Worker, ok: boolean): void {
-    this.healthChecks.inc({ worker_type: WORKER_TYPE, connection_mode: ZMQ, runtime: worker.runtime, result: ok ? 'success' : 'failure' });
+    this.healthChecks.inc({ worker_type: WORKER_TYPE, connection_mode: modeOf(worker), runtime: worker.runtime, result: ok ? 'success' : 'failure' });
   }
 
   selected(worker: Worker, model: string, policy: PolicyName): void {
@@ -102,14 +148,14 @@ export class GatewayMetrics implements WorkerMetricsSink {
       name: 'smg_worker_pool_size', help: 'Registered workers', labelNames: ['worker_type', 'connection_mode', 'model', 'runtime'], registers,
       collect() {
         this.reset();
-        for (const w of workers()) this.inc({ worker_type: WORKER_TYPE, connection_mode: ZMQ, model: w.modelId, runtime: w.runtime });
+        for (const w of workers()) this.inc({ worker_type: WORKER_TYPE, connection_mode: modeOf(w), model: w.modelId, runtime: w.runtime });
       },
     });
     new Gauge({
       name: 'smg_worker_connections_active', help: 'Workers with a live engine connection', labelNames: ['worker_type', 'connection_mode', 'runtime'], registers,
       collect() {
         this.reset();
-        for (const w of workers()) if (w.hasLiveClient) this.inc({ worker_type: WORKER_TYPE, connection_mode: ZMQ, runtime: w.runtime });
+        for (const w of workers()) if (w.hasLiveClient) this.inc({ worker_type: WORKER_TYPE, connection_mode: modeOf(w), runtime: w.runtime });
       },
     });
     new Gauge({
@@ -117,14 +163,14 @@ export class GatewayMetrics implements WorkerMetricsSink {
       collect() {
         this.reset();
         for (const [url, runtime] of removed) this.set({ worker: url, connection_mode: ZMQ, runtime }, -1);
-        for (const w of workers()) this.set({ worker: w.url, connection_mode: ZMQ, runtime: w.runtime }, w.isReady ? 1 : 0);
+        for (const w of workers()) this.set({ worker: w.url, connection_mode: modeOf(w), runtime: w.runtime }, w.isReady ? 1 : 0);
       },
     });
     new Gauge({
       name: 'smg_worker_requests_active', help: 'Gateway requests in flight per worker', labelNames: ['worker', 'connection_mode', 'runtime'], registers,
       collect() {
         this.reset();
-        for (const w of workers()) this.set({ worker: w.url, connection_mode: ZMQ, runtime: w.runtime }, w.load);
+        for (const w of workers()) this.set({ worker: w.url, connection_mode: modeOf(w), runtime: w.runtime }, w.load);
       },
     });
     const rankGauge = (name: string, help: string, value: (r: ReturnType<Worker['ranks']>[number]) => number | null) =>

@@ -12,6 +12,7 @@ import { startTracing } from '../tracing/tracer.js';
 import { fairTurn } from '../util/fair-turn.js';
 import { buildApp, buildMetricsApp, buildProbeApp } from './app.js';
 import type { GatewayConfig } from './config.js';
+import { PodDiscovery } from '../discovery/pod-discovery.js';
 import { createGatewayContext, type ContextOptions, type GatewayContext } from './context.js';
 import { exposureWarning } from './exposure-warning.js';
 import { installRejectionGuard } from './last-resort.js';
@@ -159,6 +160,23 @@ export async function startGateway(config: GatewayConfig, opts: ContextOptions =
   // Startup workers register in the background; HTTP serves meanwhile.
   ctx.workers.addStartupWorkers(config.workerUrls, config.backend, config.zmqEngineCount);
 
+  // Kubernetes pods matching --selector become HTTP workers as they turn Ready (src/discovery/).
+  let discovery: PodDiscovery | null = null;
+  if (config.serviceDiscovery) {
+    try {
+      discovery = new PodDiscovery(ctx.workers, log.child({ component: 'discovery' }), {
+        selector: config.selector,
+        port: config.serviceDiscoveryPort,
+        namespace: config.serviceDiscoveryNamespace,
+        modelIdFrom: config.modelIdFrom,
+      });
+    } catch (err) {
+      await Promise.all([closeServer(server, 1000), closeServer(metricsServer, 1000)]);
+      throw new Error(`service discovery cannot start: ${(err as Error).message}`);
+    }
+    void discovery.start();
+  }
+
   let closing: Promise<void> | null = null;
   const shutdown = async () => {
     ctx.lifecycle.startDraining();
@@ -173,6 +191,7 @@ export async function startGateway(config: GatewayConfig, opts: ContextOptions =
     if (!idle) log.warn(`Grace period over with ${ctx.lifecycle.inFlight} request(s) still in flight; closing their connections`);
     server.closeAllConnections();
     await closed;
+    await discovery?.stop();
     await ctx.workers.close();
     await ctx.history.close();
     // The models' prompt threads: no request needs them any more.

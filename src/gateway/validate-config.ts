@@ -55,7 +55,17 @@ export function validateGatewayConfig(c: GatewayConfig): string | null {
     if (err instanceof CorsConfigError || err instanceof TraceEndpointError) return err.message;
     throw err;
   }
-  if (c.policy === 'power_of_two' && c.workerUrls.length < 2) {
+  // SMG main.rs parse_routing_key_header: each must be a valid HTTP header name (RFC 9110 token).
+  const badHeader = c.routingKeyHeaders.find((h) => !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(h));
+  if (badHeader !== undefined) return `Invalid header name '${badHeader}': invalid HTTP header name`;
+  if (c.serviceDiscovery) {
+    const bad = c.selector.find((t) => !/^[^=\s]+=[^=\s]*$/.test(t));
+    if (bad !== undefined) return field('selector', bad, 'Expected key=value');
+  }
+  if (c.modelIdFrom !== null && !/^(namespace|label:.+|annotation:.+)$/i.test(c.modelIdFrom)) {
+    return `Invalid model-id-from value '${c.modelIdFrom}'. Expected: namespace, label:<key>, or annotation:<key>`;
+  }
+  if (c.policy === 'power_of_two' && c.workerUrls.length < 2 && !c.serviceDiscovery) {
     return 'Incompatible configuration: Power-of-two policy requires at least 2 workers';
   }
   return null;

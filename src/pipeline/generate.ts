@@ -47,6 +47,11 @@ export interface GenerateOptions {
   tokenIds?: boolean;
   /** Scheduling priority on the wire (vLLM field 13; TokenSpeed has no slot for it). */
   priority?: number;
+  /**
+   * Another worker's engine client for a request whose engine died before its first token, or
+   * null when there is none left to try (retries off or exhausted, no other ready worker).
+   */
+  reroute?: () => EngineClientApi | null;
 }
 
 /** Request-level facts for metrics, reported as they happen (once each, except choiceEnded). */
@@ -73,7 +78,11 @@ const ENGINE_ERROR_FINISH = 'engine finished the request with an error (see engi
  * anything is sent to the sink, so the caller can still answer with a proper HTTP status.
  */
 export function startChoices(opts: GenerateOptions, sink: GenerationSink): Generation {
-  const { client } = opts;
+  return new MergedGeneration(opts, submitAll(opts, opts.client), sink);
+}
+
+/** Submits every choice to `client`; on a refusal the ones already sent are aborted. */
+function submitAll(opts: GenerateOptions, client: EngineClientApi): RequestStream[] {
   const streams: RequestStream[] = [];
   try {
     // Stop strings are matched here, so the engine must report every step (TokenSpeed's
@@ -84,7 +93,12 @@ export function startChoices(opts: GenerateOptions, sink: GenerationSink): Gener
     for (const s of streams) client.abort(s.requestId);
     throw err;
   }
-  return new MergedGeneration(opts, streams, sink);
+  return streams;
+}
+
+/** The engine went away (died, closed, lost its socket): another engine may serve the request. */
+function isEngineLoss(err: unknown): boolean {
+  return err instanceof EngineError && (err.kind === 'dead' || err.kind === 'closed' || err.kind === 'transport');
 }
 
 /** `startChoices` with the events queued for async iteration (non-streaming paths and tests). */
@@ -115,12 +129,18 @@ class MergedGeneration implements Generation {
   private readonly timer: NodeJS.Timeout;
   private readonly onAbort = () => this.abort();
   private sawText = false;
+  /** Any event reached the sink: from then on the request is committed to this engine. */
+  private pushed = false;
+  /** The engine client the live choices run on (another one after a reroute). */
+  client: EngineClientApi;
+  private runners: ChoiceRunner[] = [];
 
   constructor(
     private readonly opts: GenerateOptions,
     streams: RequestStream[],
     private readonly sink: GenerationSink,
   ) {
+    this.client = opts.client;
     this.remaining = streams.length;
     this.timer = setTimeout(() => {
       this.fail(new PipelineError(504, 'request_timeout', `Request timed out after ${opts.timeoutMs / 1000}s`));
@@ -128,16 +148,46 @@ class MergedGeneration implements Generation {
     this.timer.unref();
     if (opts.signal.aborted) queueMicrotask(this.onAbort);
     else opts.signal.addEventListener('abort', this.onAbort, { once: true });
-    streams.forEach((s, i) => {
+    this.listenAll(streams);
+  }
+
+  private listenAll(streams: RequestStream[]): void {
+    this.runners = streams.map((s, i) => {
       this.live.add(s.requestId);
-      opts.observer?.choiceStarted?.(opts.choices[i].index, s.rank);
-      s.listen(new ChoiceRunner(s, opts.choices[i], opts, this));
+      this.opts.observer?.choiceStarted?.(this.opts.choices[i].index, s.rank);
+      const runner = new ChoiceRunner(s, this.opts.choices[i], this.opts, this);
+      s.listen(runner);
+      return runner;
     });
+  }
+
+  /**
+   * The engine died before the request's first token: nothing reached the client, so every choice
+   * starts again on another worker's engine (as the forwarder retries before the first byte).
+   */
+  private reroute(): boolean {
+    const next = this.opts.reroute?.() ?? null;
+    if (next === null) return false;
+    let streams: RequestStream[];
+    try {
+      streams = submitAll(this.opts, next);
+    } catch {
+      return false;
+    }
+    for (const r of this.runners) r.retire();
+    const old = this.client;
+    for (const id of this.live) old.abort(id);
+    this.live.clear();
+    this.client = next;
+    this.remaining = streams.length;
+    this.listenAll(streams);
+    return true;
   }
 
   /** A choice's event, with the request-level facts the observer wants. */
   push(ev: GenEvent): void {
     if (this.settled) return;
+    this.pushed = true;
     const observer = this.opts.observer;
     if (observer) {
       if (ev.kind === 'end') observer.choiceEnded(ev.promptTokens, ev.completionTokens, ev.index, ev.finishReason);
@@ -159,6 +209,7 @@ class MergedGeneration implements Generation {
 
   fail(err: unknown): void {
     if (this.settled) return;
+    if (!this.pushed && isEngineLoss(err) && this.reroute()) return;
     // Settled first: the aborted choices' own endings are not events any more.
     this.settle();
     this.abortLive();
@@ -177,7 +228,7 @@ class MergedGeneration implements Generation {
   private abortLive(): void {
     const ids = [...this.live];
     this.live.clear();
-    for (const id of ids) this.opts.client.abort(id);
+    for (const id of ids) this.client.abort(id);
   }
 
   private settle(): void {
@@ -242,8 +293,14 @@ class ChoiceRunner implements ChunkListener {
     this.gen.fail(err);
   }
 
+  /** Its engine was replaced (reroute): whatever the old stream still reports is ignored. */
+  retire(): void {
+    this.done = true;
+  }
+
   private step(chunk: EngineChunk): void {
-    const { rules, client } = this.opts;
+    const { rules } = this.opts;
+    const client = this.gen.client;
     this.completionTokens += chunk.newTokenIds.length;
     this.opts.observer?.step?.(this.index, chunk.newTokenIds.length, chunk.queuedSecs);
     if (chunk.promptTokens) this.promptTokens = chunk.promptTokens;

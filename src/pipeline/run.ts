@@ -31,7 +31,29 @@ export function startGeneration(
   sink: GenerationSink,
 ): Run {
   const { worker } = spec;
-  const untrack = worker.trackRequest();
+  let release = worker.trackRequest();
+  const untrack = () => release();
+  // An engine that dies before the first token costs the request nothing while another ready
+  // worker of the model remains (SMG's retry budget, --retry-max-retries; off with --disable-retries).
+  const cfg = call.services.config;
+  const budget = cfg.disableRetries === true ? 1 : Math.max(1, cfg.retryMaxRetries ?? 1);
+  const tried = new Set<string>([worker.id]);
+  const reroute = () => {
+    if (tried.size >= budget) return null;
+    const next = call.services.workers.pickWorker(spec.model, spec.choices[0]?.promptTokenIds ?? [], undefined, tried);
+    if (next === null) return null;
+    let client;
+    try {
+      client = next.acquireClient();
+    } catch {
+      return null;
+    }
+    tried.add(next.id);
+    release();
+    release = next.trackRequest();
+    call.services.logger.warn(`engine of worker ${worker.url} was lost before the first token; request rerouted to ${next.url}`);
+    return client;
+  };
   const metrics = requestMetrics(
     call.services.metrics,
     { backend_type: worker.runtime, model: spec.model, endpoint: call.endpoint },
@@ -67,6 +89,7 @@ export function startGeneration(
         output: spec.output,
         tokenIds: spec.tokenIds,
         priority: spec.priority,
+        reroute,
       },
       sink,
     );

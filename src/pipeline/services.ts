@@ -33,7 +33,7 @@ export interface WorkerPool {
    * serve `needs` when any can; null when none is ready. Throws RoutingError when the policy
    * refuses the request's routing headers.
    */
-  pickWorker(model: string | null, tokenIds?: readonly number[], needs?: RequestNeeds): RoutedWorker | null;
+  pickWorker(model: string | null, tokenIds?: readonly number[], needs?: RequestNeeds, exclude?: ReadonlySet<string>): RoutedWorker | null;
   /** Canonical model ids of all registered workers. */
   modelIds(): string[];
   /** The canonical id `name` (id, served name or alias) refers to; null when no worker serves it. */
@@ -55,6 +55,9 @@ export interface PipelineConfig {
   requestTimeoutSecs: number;
   /** /generate streams deltas instead of the cumulative text unless the request says otherwise. */
   incrementalStreamingOutput: boolean;
+  /** Attempts in all for a request whose engine dies before its first token (optional: 1). */
+  retryMaxRetries?: number;
+  disableRetries?: boolean;
 }
 
 export interface PipelineServices {

@@ -12,10 +12,10 @@ import { SUN_PATH_MAX_BYTES } from '../engine/ipc-path.js';
 import type { WorkerSpec } from './types.js';
 
 /**
- * The schemes this gateway has a backend for. ZMQ direct workers (ipc://) only for now; an HTTP
- * upstream backend adds 'http://' and 'https://' here.
+ * The schemes this gateway has a backend for: ZMQ direct workers (ipc://) and HTTP upstreams
+ * (src/forward/: another smg serve, vllm serve, SGLang).
  */
-export const API_WORKER_SCHEMES: readonly string[] = ['ipc://'];
+export const API_WORKER_SCHEMES: readonly string[] = ['ipc://', 'http://', 'https://'];
 
 /** Runtimes the ZMQ direct backend speaks (smg-newest: vLLM and TokenSpeed). */
 export const ZMQ_RUNTIMES: readonly string[] = ['vllm', 'tokenspeed'];

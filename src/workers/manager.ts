@@ -12,6 +12,7 @@ import { EngineDeathFeed, type EngineDeathListener } from './engine-deaths.js';
 import { JobTracker, workflowError } from './jobs.js';
 import { ProbeScheduler } from './prober.js';
 import { RegistrationError, resolveHealth, resolveModelNames, resolveWorker, type RegistrationEnv } from './registration.js';
+import { ownNames } from './http-registration.js';
 import type { RequestNeeds } from './capabilities.js';
 import { WorkerSelector } from './selector.js';
 import { applyProbe, freshCounters } from './state-machine.js';
@@ -20,6 +21,8 @@ import { defaultSpec, type JobType, type PolicyName, type WorkerSpec, type Worke
 import type { WorkerPatch } from './worker-spec.js';
 import { errorView, Worker, type WorkerEvents } from './worker.js';
 import type { RoutingHints } from './policies/index.js';
+import { breakerFor, type BreakerState } from './circuit-breaker.js';
+import { checkHttpWorker } from './http-probe.js';
 
 export interface WorkerMetricsSink {
   healthCheck(worker: Worker, ok: boolean): void;
@@ -27,6 +30,9 @@ export interface WorkerMetricsSink {
   removed(worker: Worker): void;
   /** smg_worker_errors_total: a failed handshake, a refused socket path, an engine death. */
   workerError(worker: Worker, errorType: string): void;
+  /** smg_worker_cb_transitions_total / smg_worker_cb_outcomes_total of an HTTP worker's breaker. */
+  breakerTransition?(worker: Worker, from: BreakerState, to: BreakerState): void;
+  breakerOutcome?(worker: Worker, outcome: 'success' | 'failure'): void;
 }
 
 export interface WorkerManagerOptions {
@@ -93,6 +99,8 @@ export class WorkerManager {
   private readonly autoload: TokenizerAutoloader;
   private readonly events: WorkerEvents;
   private readonly deaths = new EngineDeathFeed();
+  /** HTTP workers with a health probe in flight. */
+  private readonly httpProbing = new Set<string>();
   private closed = false;
 
   constructor(private readonly opts: WorkerManagerOptions) {
@@ -175,7 +183,8 @@ export class WorkerManager {
         apiKey: patch.apiKey ?? w.identity.spec.apiKey,
         health: patch.health ? { ...w.identity.spec.health, ...patch.health } : w.identity.spec.health,
       };
-      const names = resolveModelNames(spec, this.config);
+      // An HTTP worker is named by its spec or its upstream, never by the gateway's --model-path.
+      const names = w.isHttp ? ownNames(spec) : resolveModelNames(spec, this.config);
       const modelId = names[0] ?? w.modelId;
       const modelNames = names.length > 0 ? names : w.identity.modelNames;
       // Properties only: runtime, engine count and handshake address stay, so the connection does.
@@ -190,7 +199,9 @@ export class WorkerManager {
     const w = this.workers.get(id);
     if (!w) return false;
     this.enqueue(id, 'UpdateWorker', w.url, () => {
-      const next = resolveWorker(spec, id, this.registrationEnv(() => false));
+      let next = resolveWorker(spec, id, this.registrationEnv(() => false));
+      // A replaced HTTP worker whose spec names no model keeps the one its upstream reported.
+      if (w.isHttp && next.modelId === '') next = { ...next, modelId: w.modelId, modelNames: w.identity.modelNames };
       const { transportReset } = w.updateIdentity(next);
       if (transportReset) {
         w.status = 'pending';
@@ -211,8 +222,14 @@ export class WorkerManager {
    * request's routing headers, read by the hashing and sticky policies. Throws RoutingError when a
    * policy refuses the request (X-SMG-Target-Worker naming no available worker).
    */
-  pickWorker(model: string | null, tokenIds: readonly number[] = [], needs?: RequestNeeds, hints?: RoutingHints): Worker | null {
-    const w = this.selector.pick(this.workers.values(), model, tokenIds, needs, hints);
+  pickWorker(
+    model: string | null,
+    tokenIds: readonly number[] = [],
+    needs?: RequestNeeds,
+    hints?: RoutingHints,
+    accept: (w: Worker) => boolean = isZmq,
+  ): Worker | null {
+    const w = this.selector.pick(this.workers.values(), model, tokenIds, needs, hints, accept);
     if (w) this.opts.metrics?.selected(w, model ?? w.modelId, this.selector.policyName);
     return w;
   }
@@ -248,7 +265,7 @@ export class WorkerManager {
       all.flatMap((w) => {
         let reason = w.notReadyReason();
         // Ready, but its model's tokenizer is still loading: requests would get 503s too.
-        if (reason === null && gated && !this.opts.tokenizers.has(w.modelId)) {
+        if (reason === null && gated && !w.isHttp && !this.opts.tokenizers.has(w.modelId)) {
           reason = `tokenizer not yet registered (loading from ${w.identity.tokenizerSource ?? w.modelId})`;
         }
         if (reason === null) return [];
@@ -256,7 +273,7 @@ export class WorkerManager {
       });
     if (ready.length === 0) return { ready: false, reason: 'insufficient healthy workers', workers: unready() };
     if (gated) {
-      const missing = ready.find((w) => !this.opts.tokenizers.has(w.modelId));
+      const missing = ready.find((w) => !w.isHttp && !this.opts.tokenizers.has(w.modelId));
       if (missing) {
         const failure = this.autoload.failure(missing.modelId);
         const reason = failure ? `tokenizer failed: ${failure.message}` : 'tokenizer not yet registered';
@@ -276,15 +293,23 @@ export class WorkerManager {
 
   /** Model ids of all registered workers (pending included), de-duplicated, in order. */
   modelIds(): string[] {
-    return [...new Set(this.list().map((w) => w.modelId))];
+    return [...new Set(this.list().map((w) => w.modelId))].filter((id) => id !== '');
+  }
+
+  /** Whether any HTTP worker is registered (the request path forks only then). */
+  hasHttpWorkers(): boolean {
+    for (const w of this.workers.values()) if (w.isHttp) return true;
+    return false;
   }
 
   /** Every served model with what /v1/models reports about it, in registration order. */
   models(): ServedModel[] {
     const byId = new Map<string, ServedModel>();
     for (const w of this.list()) {
-      const created = Math.floor(w.registeredAt / 1000);
-      const len = w.maxModelLen;
+      if (w.modelId === '') continue;
+      const card = w.upstreamModels?.find((m) => m.id === w.modelId);
+      const created = typeof card?.created === 'number' ? card.created : Math.floor(w.registeredAt / 1000);
+      const len = w.isHttp ? (typeof card?.max_model_len === 'number' ? card.max_model_len : null) : w.maxModelLen;
       const m = byId.get(w.modelId);
       if (!m) {
         byId.set(w.modelId, {
@@ -292,7 +317,7 @@ export class WorkerManager {
           names: w.identity.modelNames,
           created,
           maxModelLen: len,
-          root: w.identity.tokenizerSource,
+          root: typeof card?.root === 'string' ? card.root : w.identity.tokenizerSource,
         });
         continue;
       }
@@ -338,9 +363,17 @@ export class WorkerManager {
         });
         this.workers.set(id, w);
         const aliases = identity.modelNames.length > 1 ? `, also served as ${identity.modelNames.slice(1).join(', ')}` : '';
-        child.info(
-          `Registered ZMQ worker ${w.url} (id=${id}, runtime=${w.runtime}, model=${w.modelId}${aliases}, engines=${identity.engineCount})`,
-        );
+        if (w.isHttp) {
+          w.breaker = breakerFor(w.url, this.config.circuitBreaker, child, {
+            transition: (from, to) => this.opts.metrics?.breakerTransition?.(w, from, to),
+            outcome: (o) => this.opts.metrics?.breakerOutcome?.(w, o),
+          });
+          child.info(`Registered HTTP worker ${w.url} (id=${id}, model=${w.modelId || 'from its /v1/models'}${aliases})`);
+        } else {
+          child.info(
+            `Registered ZMQ worker ${w.url} (id=${id}, runtime=${w.runtime}, model=${w.modelId}${aliases}, engines=${identity.engineCount})`,
+          );
+        }
         this.selector.workerAdded(w);
         this.ensureTokenizer(w);
         // The first probe starts the handshake driver, so the sockets are bound straight away.
@@ -373,7 +406,7 @@ export class WorkerManager {
       config: this.config,
       logger: this.opts.logger,
       urlTaken,
-      zmqPeers: () => this.list().map((w) => ({ url: w.url, handshakeAddress: w.identity.handshakeAddress })),
+      zmqPeers: () => this.list().filter((w) => !w.isHttp).map((w) => ({ url: w.url, handshakeAddress: w.identity.handshakeAddress })),
     };
   }
 
@@ -384,7 +417,8 @@ export class WorkerManager {
   }
 
   private ensureTokenizer(w: Worker): void {
-    if (this.config.disableTokenizerAutoload) return;
+    // An HTTP worker tokenizes on its own host; the gateway only forwards to it.
+    if (this.config.disableTokenizerAutoload || w.isHttp) return;
     w.tokenizerFailure = this.autoload.failure(w.modelId)?.message ?? null;
     this.autoload.ensure({
       modelId: w.modelId,
@@ -398,8 +432,66 @@ export class WorkerManager {
     void p.finally(() => this.background.delete(p));
   }
 
+
+  /**
+   * An HTTP worker's probe: GET its health endpoint; while it has no model yet, its /v1/models
+   * too. The first healthy probe promotes a pending worker (as a handshake does a ZMQ one); a
+   * failed HTTP worker keeps being probed, so a host that comes back is used again.
+   */
+  private async runHttpProbe(w: Worker): Promise<void> {
+    // One probe at a time per worker: failed requests ask for early probes, often in bursts.
+    if (this.httpProbing.has(w.id)) return;
+    this.httpProbing.add(w.id);
+    try {
+      await this.httpProbeOnce(w);
+    } finally {
+      this.httpProbing.delete(w.id);
+    }
+  }
+
+  private async httpProbeOnce(w: Worker): Promise<void> {
+    const { health } = w.identity;
+    const healthOff = this.config.disableHealthCheck || w.identity.spec.health.disable_health_check === true;
+    const result = await checkHttpWorker(w, healthOff ? null : this.config.healthCheckEndpoint, this.opts.logger.child({ worker: w.url }));
+    if (this.closed || this.workers.get(w.id) !== w || w.status === 'draining') return;
+    this.opts.metrics?.healthCheck(w, result.ok);
+    const prev = w.status;
+    if (!result.ok) w.lastError = { message: result.error ?? 'health probe failed', at: Date.now() };
+    if (result.ok && (prev === 'pending' || prev === 'failed')) {
+      w.status = 'ready';
+      w.counters = freshCounters();
+    } else {
+      const next = applyProbe(prev, w.counters, result.ok, health);
+      w.status = next.status;
+      w.counters = next.counters;
+    }
+    if (prev !== w.status) this.logTransition(w, prev);
+    // Health checks off (--disable-health-check, or the spec's): once named, the worker stays
+    // ready and only its circuit breaker takes it out of selection.
+    if (w.status === 'ready' && healthOff) return;
+    if (w.status === 'failed' && this.config.removeUnhealthyWorkers) {
+      this.opts.logger.child({ worker: w.url }).warn('Removing failed worker from registry');
+      this.submitRemove(w.id);
+      return;
+    }
+    const interval =
+      w.status === 'pending' ? Math.min(health.intervalSecs, this.config.startupCheckIntervalSecs) : health.intervalSecs;
+    this.scheduler.schedule(w, interval * 1000);
+  }
+
+  /** A request could not reach an HTTP worker: probe it now rather than at the next interval. */
+  probeSoon(w: Worker): void {
+    if (!w.isHttp || this.workers.get(w.id) !== w || w.status === 'draining') return;
+    if (this.config.disableHealthCheck || w.identity.spec.health.disable_health_check === true) return;
+    this.scheduler.scheduleSooner(w, 0);
+  }
+
   private runProbe(w: Worker): void {
     if (this.closed || this.workers.get(w.id) !== w || w.status === 'draining') return;
+    if (w.isHttp) {
+      void this.runHttpProbe(w);
+      return;
+    }
     const outcome = w.probe();
     const ok = outcome === 'alive';
     this.opts.metrics?.healthCheck(w, ok);
@@ -491,6 +583,10 @@ export class WorkerManager {
   private logTransition(w: Worker, prev: string): void {
     this.opts.logger.child({ worker: w.url }).info(`Worker ${w.url} status changed: ${prev} -> ${w.status}`);
   }
+}
+
+function isZmq(w: Worker): boolean {
+  return !w.isHttp;
 }
 
 function sleep(ms: number): Promise<void> {

@@ -4,23 +4,16 @@
  */
 import { deriveAddresses, IpcPathError } from '../engine/ipc-path.js';
 import type { RuntimeType } from '../engine/types.js';
-import type { Logger } from '../util/logger.js';
 import { connectionModeOf } from './url-checks.js';
-import type { ResolvedHealth, WorkerSpec, WorkersConfig } from './types.js';
+import { resolveHttpWorker } from './http-registration.js';
+import { RegistrationError, type RegistrationEnv } from './registration-types.js';
+import { resolveHealth } from './health-settings.js';
+import type { WorkerSpec, WorkersConfig } from './types.js';
 import type { WorkerIdentity } from './worker.js';
 
-export class RegistrationError extends Error {
-  override name = 'RegistrationError';
-}
+export { RegistrationError, type RegistrationEnv } from './registration-types.js';
+export { resolveHealth } from './health-settings.js';
 
-export interface RegistrationEnv {
-  config: WorkersConfig;
-  logger: Logger;
-  /** create: a worker at this URL already exists. Update paths pass a function returning false. */
-  urlTaken(url: string): boolean;
-  /** Registered ZMQ workers, for the handshake-address claim check. */
-  zmqPeers(): Iterable<{ url: string; handshakeAddress: string }>;
-}
 
 const RUNTIME_UNSPECIFIED =
   'runtime_type unspecified for ZMQ worker; defaulting to vLLM EngineCore. A TokenSpeed engine must declare its runtime to speak the correct wire protocol: `--backend tokenspeed` for startup --worker-urls workers, or an explicit runtime_type on the worker API spec / YAML worker config.';
@@ -60,16 +53,6 @@ export function resolveModelId(spec: WorkerSpec, config: WorkersConfig): string 
   return resolveModelNames(spec, config)[0] ?? null;
 }
 
-export function resolveHealth(spec: WorkerSpec, config: WorkersConfig): ResolvedHealth {
-  const h = spec.health;
-  return {
-    timeoutSecs: h.timeout_secs ?? config.health.timeoutSecs,
-    intervalSecs: h.check_interval_secs ?? config.health.intervalSecs,
-    successThreshold: h.success_threshold ?? config.health.successThreshold,
-    failureThreshold: h.failure_threshold ?? config.health.failureThreshold,
-    drainSettleSecs: h.drain_settle_secs ?? config.drainSettleSecs,
-  };
-}
 
 /** Throws RegistrationError with the user-visible reason; returns the identity otherwise. */
 export function resolveWorker(spec: WorkerSpec, id: string, env: RegistrationEnv): WorkerIdentity {
@@ -102,9 +85,10 @@ export function resolveWorker(spec: WorkerSpec, id: string, env: RegistrationEnv
         `worker ${url} sets zmq_handshake_address but its connection mode is ${mode}: the field is only meaningful for ZMQ workers`,
       );
     }
-    // This gateway has no HTTP or gRPC backend; say so instead of registering a dead worker.
+    // HTTP(S) upstreams are forwarded to (src/forward/); there is no gRPC backend.
+    if (mode === 'Http') return resolveHttpWorker(spec, id, env);
     throw new RegistrationError(
-      `worker ${url} has connection mode ${mode}: this gateway serves ZMQ direct workers only (ipc:// URLs)`,
+      `worker ${url} has connection mode ${mode}: this gateway serves ZMQ direct (ipc://) and HTTP(S) workers only`,
     );
   }
 
@@ -155,6 +139,7 @@ export function resolveWorker(spec: WorkerSpec, id: string, env: RegistrationEnv
   return {
     id,
     url,
+    transport: 'zmq',
     runtime: runtime as RuntimeType,
     engineCount,
     handshakeOverride: override,

@@ -32,15 +32,16 @@ export class WorkerSelector {
     tokenIds: readonly number[],
     needs?: RequestNeeds,
     hints: RoutingHints = NO_HINTS,
+    accept: (w: Worker) => boolean = () => true,
   ): Worker | null {
     const candidates: Worker[] = [];
-    for (const w of workers) if (w.isReady && (model === null || w.modelId === model)) candidates.push(w);
+    for (const w of workers) if (w.isReady && (model === null || w.modelId === model) && accept(w)) candidates.push(w);
     if (candidates.length === 0) return null;
     return this.policyFor(model ?? '').select(capable(candidates, needs), tokenIds, hints);
   }
 
   workerAdded(worker: Worker): void {
-    if (this.policyName === 'cache_aware' && !this.noted.has(worker.modelId)) {
+    if (this.policyName === 'cache_aware' && !worker.isHttp && !this.noted.has(worker.modelId)) {
       this.noted.add(worker.modelId);
       this.logger.warn(
         `cache_aware policy for model ${worker.modelId}: ZMQ workers have no KV-event stream, so cache tracking falls back to the approximate prefix tree (logged once per model)`,

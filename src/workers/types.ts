@@ -3,6 +3,8 @@
  * and the health settings after per-worker overrides are merged onto the gateway defaults.
  */
 
+import type { BreakerConfig } from './circuit-breaker.js';
+
 export type WorkerStatus = 'pending' | 'ready' | 'not_ready' | 'failed' | 'draining';
 
 export type JobType = 'AddWorker' | 'UpdateWorker' | 'RemoveWorker';
@@ -100,6 +102,10 @@ export interface WorkersConfig {
   startupTimeoutSecs: number;
   /** --worker-startup-check-interval: probe interval while a worker is pending (capped by the health interval). */
   startupCheckIntervalSecs: number;
+  /** --health-check-endpoint: the path an HTTP worker is probed on. */
+  healthCheckEndpoint: string;
+  /** Per-HTTP-worker circuit breaker settings; null with --disable-circuit-breaker. */
+  circuitBreaker: BreakerConfig | null;
 }
 
 export const POLICY_NAMES = [

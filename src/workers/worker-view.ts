@@ -26,8 +26,9 @@ export function workerEntry(w: Worker): Record<string, unknown> {
     model_id: w.modelId,
   };
   if (identity.modelNames.length > 1) entry.served_model_names = identity.modelNames;
-  entry.connection_mode = 'zmq';
-  entry.runtime_type = w.runtime;
+  entry.connection_mode = w.isHttp ? 'http' : 'zmq';
+  if (!w.isHttp) entry.runtime_type = w.runtime;
+  else if (identity.spec.runtimeType !== null) entry.runtime_type = identity.spec.runtimeType;
   specFields(identity.spec, entry);
   entry.max_connection_attempts = Math.max(identity.health.successThreshold, 1) * 10;
   if (identity.engineCount > 1) entry.dp_size = identity.engineCount;
@@ -37,6 +38,14 @@ export function workerEntry(w: Worker): Record<string, unknown> {
   entry.reason = w.notReadyReason();
   entry.last_error = errorView(w.lastError);
   entry.load = w.load;
+  if (w.breaker) {
+    entry.circuit_breaker = {
+      state: w.breaker.state,
+      consecutive_failures: w.breaker.consecutiveFailures,
+      consecutive_successes: w.breaker.consecutiveSuccesses,
+    };
+  }
+  if (w.isHttp) return entry;
 
   const ranks = w.ranks();
   entry.engines = ranks.map((r) => ({

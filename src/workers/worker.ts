@@ -13,11 +13,18 @@ import type { RuntimeType } from '../engine/types.js';
 import type { Logger } from '../util/logger.js';
 import type { ConnectEngineFn } from './connect.js';
 import { freshCounters, type ProbeCounters } from './state-machine.js';
+import type { CircuitBreaker } from './circuit-breaker.js';
 import type { ResolvedHealth, WorkerSpec, WorkerStatus } from './types.js';
 
 export interface WorkerIdentity {
   id: string;
   url: string;
+  /**
+   * `zmq`: an engine group behind ipc:// sockets, served through the pipeline. `http`: an
+   * OpenAI-compatible upstream (another smg, vllm serve, SGLang), served by src/forward/.
+   */
+  transport: 'zmq' | 'http';
+  /** The ZMQ dialect; an HTTP worker never uses it (its runtime is the spec's, shown as given). */
   runtime: RuntimeType;
   engineCount: number;
   /** `zmq_handshake_address` when set; otherwise the engine client derives the address. */
@@ -101,6 +108,10 @@ export class Worker {
   lastError: WorkerError | null = null;
   /** Set by the registry while the worker's model has no tokenizer because its load failed. */
   tokenizerFailure: string | null = null;
+  /** HTTP workers: the breaker that takes the worker out of selection (null when disabled or ZMQ). */
+  breaker: CircuitBreaker | null = null;
+  /** HTTP workers: the model cards the upstream's /v1/models reported at the last discovery. */
+  upstreamModels: ReadonlyArray<Record<string, unknown>> | null = null;
 
   constructor(
     public identity: WorkerIdentity,
@@ -121,6 +132,9 @@ export class Worker {
   }
   get isReady(): boolean {
     return this.status === 'ready';
+  }
+  get isHttp(): boolean {
+    return this.identity.transport === 'http';
   }
   get hasLiveClient(): boolean {
     return this.client !== null && this.client.alive;
@@ -146,6 +160,10 @@ export class Worker {
   notReadyReason(): string | null {
     if (this.status === 'ready') return this.tokenizerFailure === null ? null : `tokenizer failed: ${this.tokenizerFailure}`;
     if (this.status === 'draining') return 'draining: the worker is being removed';
+    if (this.isHttp) {
+      if (this.lastError !== null) return `${this.status === 'failed' ? 'failed' : 'not connected'}: ${this.lastError.message}`;
+      return this.status === 'failed' ? 'failed: no healthy probe before the limit' : 'waiting for the first health probe';
+    }
     if (this.socketRefusal !== null) {
       const what = this.socketRefusal.startsWith('ipc socket path') ? 'socket path' : 'socket directory';
       return `${what} refused: ${this.socketRefusal}`;
@@ -231,7 +249,7 @@ export class Worker {
 
   /** Starts the single background handshake driver unless one runs or a client is present. */
   kickConnect(): void {
-    if (this.closed || this.client || this.driver) return;
+    if (this.closed || this.client || this.driver || this.isHttp) return;
     const abort = new AbortController();
     const revision = this.revision;
     const { identity, deps } = this;

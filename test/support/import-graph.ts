@@ -15,6 +15,9 @@ const LAYERS: Record<string, number> = {
   cli: 80,
   launcher: 70,
   gateway: 60,
+  // Beside the protocol front-ends: the HTTP-worker path and the pod discovery that feeds it.
+  discovery: 57,
+  forward: 55,
   api: 50,
   // The Responses/Conversations store: api/ reads and writes it, the pipeline never sees it.
   history: 45,

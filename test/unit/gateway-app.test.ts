@@ -160,7 +160,8 @@ describe('routes', () => {
     expect(res.headers.get('x-smg-error-code')).toBe('not_implemented');
     const body = (await res.json()) as { error: { type: string; code: string; param: null } };
     expect(body.error).toMatchObject({ type: 'not_implemented_error', code: 'not_implemented', param: null });
-    expect((await app.request('/v1/messages', { method: 'POST', body: '{}' })).status).toBe(404);
+    // Every inference path is routed (HTTP workers serve it by forwarding even without a pipeline).
+    expect((await app.request('/v1/messages', { method: 'POST', body: '{}' })).status).toBe(501);
   });
 
   it('RouteDeps handlers get the raw request, a request id and the worker pool', async () => {

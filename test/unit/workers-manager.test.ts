@@ -77,7 +77,7 @@ describe('registration and promotion', () => {
 
   it('startup workers: runtime pinned by --backend, dp_size from --zmq-engine-count, rejections logged', async () => {
     const { mgr, fake, cap } = setup();
-    mgr.addStartupWorkers([URL_A, URL_A, 'http://127.0.0.1:8000'], 'tokenspeed', 2);
+    mgr.addStartupWorkers([URL_A, URL_A, 'grpc://127.0.0.1:8000'], 'tokenspeed', 2);
     await tick();
     expect(mgr.list()).toHaveLength(1);
     expect(fake.calls[0]).toMatchObject({ runtime: 'tokenspeed', engineCount: 2 });

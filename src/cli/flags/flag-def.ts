@@ -18,7 +18,19 @@ export type FlagScope = 'launch' | 'serve' | 'router';
 /** Range checks applied after parsing a number; texts in `rangeProblem`. */
 export type FlagRange = 'count' | 'port' | 'nonNegative' | 'positive';
 
-export type FlagGroup = 'Serve' | 'Workers' | 'Routing' | 'Server' | 'Health' | 'Limits' | 'Logging' | 'History' | 'Tuning' | 'Options';
+export type FlagGroup =
+  | 'Serve'
+  | 'Workers'
+  | 'Routing'
+  | 'Resilience'
+  | 'Discovery'
+  | 'Server'
+  | 'Health'
+  | 'Limits'
+  | 'Logging'
+  | 'History'
+  | 'Tuning'
+  | 'Options';
 
 export interface FlagDef {
   /** Canonical name without dashes, e.g. `data-parallel-size`. */

@@ -23,7 +23,7 @@ export const GATEWAY_FLAGS: readonly FlagDef[] = [
   // ---- Workers
   {
     name: 'worker-urls', key: 'workerUrls', type: 'list', applies: BOTH, group: 'Workers', metavar: '<URL>...',
-    describe: 'Worker URLs; ipc://<path> selects a ZMQ direct worker. Repeats accumulate.',
+    describe: 'Worker URLs; ipc://<path> selects a ZMQ direct worker, http(s)://<host>:<port> an OpenAI-compatible upstream (another smg serve, vllm serve, SGLang) that requests are forwarded to as they came. Repeats accumulate.',
     routerDescribe: "Ignored: the gateway is given the launched engines' URLs",
   },
   {
@@ -86,14 +86,53 @@ export const GATEWAY_FLAGS: readonly FlagDef[] = [
     describe: 'manual: routing keys unused this long are forgotten (0 = never)',
   },
   {
-    name: 'disable-retries', key: 'disableRetries', type: 'bool', applies: BOTH, group: 'Routing',
-    describe: 'Accepted for smg serve compatibility (this gateway does not retry)',
-    routerDescribe: 'Accepted for SMG compatibility (this gateway does not retry); set when --dp-size is 1',
+    name: 'routing-key-headers', key: 'routingKeyHeaders', type: 'list', applies: BOTH, group: 'Routing', metavar: '<HEADER>...',
+    describe: 'Headers read for the routing key of consistent_hashing, prefix_hash and manual, in order; the first with a valid value wins',
+    defaultText: 'x-smg-routing-key',
+  },
+  // ---- Resilience (HTTP workers; SMG's Retry Configuration and Circuit Breaker flags)
+  {
+    name: 'retry-max-retries', key: 'retryMaxRetries', type: 'int', applies: BOTH, group: 'Resilience', metavar: '<N>', range: 'count',
+    describe: 'HTTP workers: attempts per request in all, each on another worker, only before the first byte reaches the client (connection errors, 408/429/500/502/503/504)',
+  },
+  { name: 'retry-initial-backoff-ms', key: 'retryInitialBackoffMs', type: 'int', applies: BOTH, group: 'Resilience', metavar: '<MS>', range: 'nonNegative', describe: 'Backoff before the second attempt' },
+  { name: 'retry-max-backoff-ms', key: 'retryMaxBackoffMs', type: 'int', applies: BOTH, group: 'Resilience', metavar: '<MS>', range: 'nonNegative', describe: 'Longest backoff between attempts' },
+  { name: 'retry-backoff-multiplier', key: 'retryBackoffMultiplier', type: 'number', applies: BOTH, group: 'Resilience', metavar: '<F>', range: 'positive', describe: 'Backoff growth per attempt' },
+  { name: 'retry-jitter-factor', key: 'retryJitterFactor', type: 'number', applies: BOTH, group: 'Resilience', metavar: '<F>', range: 'nonNegative', describe: 'Random ± fraction applied to each backoff (0..1)' },
+  {
+    name: 'disable-retries', key: 'disableRetries', type: 'bool', applies: BOTH, group: 'Resilience',
+    describe: 'HTTP workers: one attempt per request',
+    routerDescribe: 'HTTP workers: one attempt per request; set when --dp-size is 1',
   },
   {
-    name: 'disable-circuit-breaker', key: 'disableCircuitBreaker', type: 'bool', applies: BOTH, group: 'Routing',
-    describe: 'Accepted for smg serve compatibility (this gateway has no circuit breaker)',
-    routerDescribe: 'Accepted for SMG compatibility (this gateway has no circuit breaker); set when --dp-size is 1',
+    name: 'cb-failure-threshold', key: 'cbFailureThreshold', type: 'int', applies: BOTH, group: 'Resilience', metavar: '<N>', range: 'count',
+    describe: "Consecutive failed requests (connection errors, 408/500/502/503/504) that open an HTTP worker's circuit breaker, taking it out of selection",
+  },
+  { name: 'cb-success-threshold', key: 'cbSuccessThreshold', type: 'int', applies: BOTH, group: 'Resilience', metavar: '<N>', range: 'count', describe: 'Consecutive half-open successes that close the breaker' },
+  {
+    name: 'cb-timeout-duration-secs', key: 'cbTimeoutDurationSecs', type: 'int', applies: BOTH, group: 'Resilience', metavar: '<SECS>', range: 'nonNegative',
+    describe: 'How long an open breaker waits before letting one trial request through (half-open)',
+  },
+  { name: 'cb-window-duration-secs', key: 'cbWindowDurationSecs', type: 'int', applies: BOTH, group: 'Resilience', metavar: '<SECS>', range: 'positive', describe: 'A failure older than this restarts the consecutive-failure count' },
+  {
+    name: 'disable-circuit-breaker', key: 'disableCircuitBreaker', type: 'bool', applies: BOTH, group: 'Resilience',
+    describe: 'HTTP workers: no circuit breaker',
+    routerDescribe: 'HTTP workers: no circuit breaker; set when --dp-size is 1',
+  },
+  // ---- Discovery (Kubernetes; SMG's Service Discovery flags)
+  {
+    name: 'service-discovery', key: 'serviceDiscovery', type: 'bool', applies: LAUNCH_ONLY, group: 'Discovery',
+    describe: 'Add an HTTP worker for every Running and Ready pod matching --selector (in-cluster config, else KUBECONFIG); drain and remove it when the pod goes away',
+  },
+  { name: 'selector', key: 'selector', type: 'list', applies: LAUNCH_ONLY, group: 'Discovery', metavar: '<KEY=VALUE>...', describe: 'Pod label selector terms, all of which must match' },
+  {
+    name: 'service-discovery-port', key: 'serviceDiscoveryPort', type: 'int', applies: LAUNCH_ONLY, group: 'Discovery', metavar: '<PORT>', range: 'port',
+    describe: 'Worker port of a pod without an smg.ai/worker-ports annotation (a comma-separated port list: one worker per port)',
+  },
+  { name: 'service-discovery-namespace', key: 'serviceDiscoveryNamespace', type: 'string', applies: LAUNCH_ONLY, group: 'Discovery', metavar: '<NS>', describe: 'Namespace watched [default: all namespaces]' },
+  {
+    name: 'model-id-from', key: 'modelIdFrom', type: 'string', applies: LAUNCH_ONLY, group: 'Discovery', metavar: '<SOURCE>',
+    describe: "A discovered worker's model id: namespace, label:<key> or annotation:<key> [default: the worker's /v1/models]",
   },
   // ---- Server
   { name: 'host', key: 'host', type: 'string', applies: LAUNCH_ONLY, group: 'Server', metavar: '<HOST>', describe: 'Listen host' },
@@ -135,7 +174,7 @@ export const GATEWAY_FLAGS: readonly FlagDef[] = [
   // ---- Health
   {
     name: 'disable-health-check', key: 'disableHealthCheck', type: 'bool', applies: BOTH, group: 'Health',
-    describe: 'Disable health checks (ignored for ZMQ workers, whose probe reconnects restarted engines)',
+    describe: 'Disable health checks: an HTTP worker stays ready once its models are known (its circuit breaker still applies); ignored for ZMQ workers, whose probe reconnects restarted engines',
   },
   {
     name: 'remove-unhealthy-workers', aliases: ['worker-auto-recovery'], key: 'removeUnhealthyWorkers', type: 'bool', applies: BOTH, group: 'Health',

@@ -10,31 +10,48 @@ import { rawResponse } from '../raw-response.js';
 import type { AppEnv } from '../middleware/env.js';
 import { INFERENCE_PATHS, type InferenceEndpoint } from '../../api/types.js';
 import { runWithTrace, startRequestTrace } from '../../tracing/request-trace.js';
-
-/** Always routed (501 until the pipeline is plugged in); the others exist only with a handler. */
-const ALWAYS: readonly InferenceEndpoint[] = ['chat_completions', 'completions'];
+import { forkRequest } from '../../forward/fork.js';
+import type { PipelineServices } from '../../pipeline/services.js';
+import type { Worker } from '../../workers/worker.js';
+import { HINTED_POLICIES } from '../../workers/policies/index.js';
 
 export function registerInferenceRoutes(app: Hono<AppEnv>, ctx: GatewayContext): void {
   const handlers = ctx.deps.inference ?? {};
+  // Only the hashing and sticky policies read routing headers (reading them builds web Headers).
+  const hinted = HINTED_POLICIES.has(ctx.config.policy);
   for (const [endpoint, path] of Object.entries(INFERENCE_PATHS) as [InferenceEndpoint, string][]) {
     const handler = handlers[endpoint];
-    if (!handler && !ALWAYS.includes(endpoint)) continue;
+    // Every endpoint exists: HTTP workers serve it by forwarding even without a pipeline handler.
     app.post(path, async (c) => {
+      const outgoing = c.env?.outgoing;
+      const requestId = c.get('requestId');
+      // Node: a light close signal; under app.request() the web Request's own.
+      const signal = outgoing ? closeSignal(outgoing) : c.req.raw.signal;
+      let request = c.req.raw;
+      let pinned: Worker | undefined;
+      if (ctx.workers.hasHttpWorkers()) {
+        const fork = await forkRequest(
+          { endpoint, request, incoming: c.env?.incoming, outgoing, requestId, signal, hints: hinted ? ctx.hintsFor(c.req.raw.headers) : undefined },
+          ctx.workers,
+          ctx.forwarder,
+        );
+        if (fork.kind === 'forwarded') return fork.response;
+        request = fork.request;
+        pinned = fork.pinned;
+      }
       if (!handler) {
         return gatewayError(501, 'not_implemented', `${path} is not available: no request pipeline is configured`);
       }
-      const outgoing = c.env?.outgoing;
       const call = {
-        request: c.req.raw,
+        request,
         raw: outgoing ? rawResponse(outgoing) : undefined,
-        requestId: c.get('requestId'),
-        // Node: a light close signal; under app.request() the web Request's own.
-        signal: outgoing ? closeSignal(outgoing) : c.req.raw.signal,
-        services: ctx.servicesFor(c.req.raw.headers),
+        requestId,
+        signal,
+        services: pinned ? pinnedServices(ctx.servicesFor(request.headers), pinned) : ctx.servicesFor(request.headers),
         history: ctx.history,
       };
       // Null unless --otlp-traces-endpoint / --enable-trace: then the handler runs as it always does.
-      const trace = startRequestTrace(c.req.raw.headers, { 'http.request.method': 'POST', 'url.path': path, 'smg.request_id': call.requestId });
+      const trace = startRequestTrace(request.headers, { 'http.request.method': 'POST', 'url.path': path, 'smg.request_id': requestId });
       if (!trace) return handler(call);
       try {
         const res = await runWithTrace(trace, () => handler(call));
@@ -48,4 +65,23 @@ export function registerInferenceRoutes(app: Hono<AppEnv>, ctx: GatewayContext):
       }
     });
   }
+}
+
+/** The pipeline's first pick is the worker the fork already chose; later picks (reroutes) choose anew. */
+function pinnedServices(services: PipelineServices, worker: Worker): PipelineServices {
+  let used = false;
+  const pool = services.workers;
+  return {
+    ...services,
+    workers: {
+      ...pool,
+      pickWorker: (model, tokenIds, needs, exclude) => {
+        if (!used && exclude === undefined) {
+          used = true;
+          return worker;
+        }
+        return pool.pickWorker(model, tokenIds, needs, exclude);
+      },
+    },
+  };
 }

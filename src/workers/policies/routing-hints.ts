@@ -30,10 +30,23 @@ export const ROUTING_KEY_MAX_BYTES = 128;
 /** A header value HTTP would carry as a visible string (what `HeaderValue::to_str` accepts). */
 const VISIBLE_ASCII = /^[\t\x20-\x7e]+$/;
 
-export function routingHintsFrom(headers: Headers): RoutingHints {
-  const raw = headers.get('x-smg-routing-key');
-  const routingKey = raw !== null && raw !== '' && Buffer.byteLength(raw, 'utf8') <= ROUTING_KEY_MAX_BYTES ? raw : null;
-  const manualKey = raw !== null && raw !== '' && VISIBLE_ASCII.test(raw) ? raw : null;
+/** SMG's default --routing-key-headers. */
+export const DEFAULT_ROUTING_KEY_HEADERS: readonly string[] = ['x-smg-routing-key'];
+
+/**
+ * `keyHeaders` is --routing-key-headers: checked in order, the first header present with a valid
+ * value wins (SMG main.rs `routing_key_headers`).
+ */
+export function routingHintsFrom(headers: Headers, keyHeaders: readonly string[] = DEFAULT_ROUTING_KEY_HEADERS): RoutingHints {
+  let routingKey: string | null = null;
+  let manualKey: string | null = null;
+  for (const name of keyHeaders) {
+    const raw = headers.get(name);
+    if (raw === null || raw === '') continue;
+    if (routingKey === null && Buffer.byteLength(raw, 'utf8') <= ROUTING_KEY_MAX_BYTES) routingKey = raw;
+    if (manualKey === null && VISIBLE_ASCII.test(raw)) manualKey = raw;
+    if (routingKey !== null && manualKey !== null) break;
+  }
   const target = headers.get('x-smg-target-worker');
   let implicitKey: string | null = null;
   for (const name of ['authorization', 'x-forwarded-for', 'cookie']) {
