@@ -218,7 +218,7 @@ describe('Responses output', () => {
   it('reasoning.summary asked: the reasoning is the summary, streamed as reasoning_summary_* events', async () => {
     const m = meta({ reasoning: { summary: 'auto' } });
     const body = await collectResponse(eventStream(reasoningThenCall), m);
-    expect((body.output as unknown[])[0]).toEqual({ id: 'reasoning_chat-1', type: 'reasoning', summary: [{ type: 'summary_text', text: 'I should call it.' }], content: [] });
+    expect((body.output as unknown[])[0]).toEqual({ id: 'rs_1', type: 'reasoning', summary: [{ type: 'summary_text', text: 'I should call it.' }], content: [] });
     expect(body.reasoning).toEqual({ effort: null, summary: 'auto' });
     const enc = responseSse(m);
     const frames = parseSse(reasoningThenCall.map((e) => enc.event(e)).join('') + enc.end());
@@ -232,7 +232,7 @@ describe('Responses output', () => {
       'response.output_item.done',
     ]);
     const delta = JSON.parse(frames[4].data) as Record<string, unknown>;
-    expect(delta).toMatchObject({ item_id: 'reasoning_chat-1', output_index: 0, summary_index: 0, delta: 'I should ' });
+    expect(delta).toMatchObject({ item_id: 'rs_1', output_index: 0, summary_index: 0, delta: 'I should ' });
     // The official SDK's accumulator builds the same response the JSON answer is.
     const final = await sdkStream(reasoningThenCall, undefined, m).finalResponse();
     expect((final.output[0] as { summary: unknown }).summary).toEqual([{ type: 'summary_text', text: 'I should call it.' }]);

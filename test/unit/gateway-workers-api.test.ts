@@ -81,7 +81,7 @@ describe('POST /workers', () => {
     [{ url: 'ipc:///tmp//smg-api/x' }, 'invalid_worker_url', 'url', /must be normalized/],
     [{ url: `ipc:///tmp/${'d'.repeat(100)}` }, 'invalid_worker_url', 'url', /Unix socket paths are limited to 107/],
     [{ url: `ipc:///${'x'.repeat(100_000)}` }, 'invalid_worker_url', 'url', /URL is 100007 characters long; at most 2048/],
-    [{ url: 'http://127.0.0.1:8000' }, 'invalid_worker_url', 'url', /this gateway serves ipc:\/\/ workers only/],
+    [{ url: 'grpc://127.0.0.1:8000' }, 'invalid_worker_url', 'url', /this gateway serves ipc:\/\/, http:\/\/, https:\/\/ workers only/],
     [{ url: URL_A, runtime_type: 'sglang' }, 'invalid_worker_spec', 'runtime_type', /runtime_type sglang is not supported over the ZMQ direct backend/],
     [{ url: URL_A, worker_type: 'prefill' }, 'invalid_worker_spec', 'worker_type', /worker_type prefill is not supported/],
     [{ url: URL_A, dp_size: 1_000_000_000 }, 'invalid_worker_spec', 'dp_size', /^dp_size must be between 1 and 1024, got 1000000000$/],
