@@ -3,14 +3,14 @@
  * `Qwen3-8B` (its reasoning and tool parsers), its real 40,960-token context, and the scripted
  * agent replies (agent-replies.ts). One per test file.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freeTcpPort } from '../../../src/mock-engine/spawn.js';
 import { AGENT_ENGINE_ARGS, AGENT_REPLIES } from './agent-replies.js';
 import { qwen3Model } from './models.js';
-import { killProc, runSmg, waitForOk } from './proc.js';
-import { launchedPids, MOCK_PYTHON } from './serve-kit.js';
+import { runSmg, waitForOk } from './proc.js';
+import { MOCK_PYTHON, stopServe } from './serve-kit.js';
 
 export interface AgentServe {
   /** The served model id (the model dir's path). */
@@ -37,17 +37,7 @@ export async function startAgentServe(extra: readonly string[] = []): Promise<Ag
     ],
     { SMG_ZMQ_SOCKET_DIR: dir },
   );
-  const stop = async () => {
-    await killProc(proc);
-    for (const { pid } of launchedPids(proc.output())) {
-      try {
-        process.kill(-pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
-    await rm(dir, { recursive: true, force: true });
-  };
+  const stop = () => stopServe(proc, dir);
   const origin = `http://127.0.0.1:${port}`;
   try {
     await waitForOk('serve readiness', `${origin}/readiness`, 90_000, { detail: () => proc.output() });

@@ -53,6 +53,19 @@ export function launchedPids(output: string): { port: number; pid: number }[] {
   }));
 }
 
+/** Kills a test's `smg serve`, every engine group it reported launching, and its socket dir. */
+export async function stopServe(proc: Proc, dir: string): Promise<void> {
+  await killProc(proc);
+  for (const { pid } of launchedPids(proc.output())) {
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  await rm(dir, { recursive: true, force: true });
+}
+
 export interface ServeRun {
   readonly proc: Proc;
   readonly dir: string;
@@ -84,17 +97,7 @@ export async function serveOnMocks(
     dir,
     base: `http://127.0.0.1:${port}`,
     workerUrl: (p) => zmqIpcUrl(p, dir),
-    async cleanup() {
-      await killProc(proc);
-      for (const { pid } of launchedPids(proc.output())) {
-        try {
-          process.kill(-pid, 'SIGKILL');
-        } catch {
-          // already gone
-        }
-      }
-      await rm(dir, { recursive: true, force: true });
-    },
+    cleanup: () => stopServe(proc, dir),
   };
 }
 
