@@ -1,11 +1,12 @@
 import { jsonParseError } from '../pipeline/errors.js';
+import { parseJsonText } from '../pipeline/template-compiler/python-json.js';
 
-/** A request body's JSON text as the gateway reads it. */
-export function parseJsonText(text: string): unknown {
-  return JSON.parse(text) as unknown;
-}
+export { parseJsonText };
 
-/** A request's JSON body, with SMG's body-parse texts (request-pipeline §2.2(1)). */
+/**
+ * A request's JSON body, with SMG's body-parse texts (request-pipeline §2.2(1)). Numbers and key
+ * orders JSON.parse would change are kept beside the values for chat templates (python-json.ts).
+ */
 export async function readJsonBody(request: Request): Promise<unknown> {
   const type = request.headers.get('content-type') ?? '';
   if (!type.toLowerCase().includes('application/json')) throw jsonParseError('Missing Content-Type: application/json header');

@@ -46,47 +46,88 @@ function mentions(node: Node, name: string): boolean {
 }
 
 export type ContentFormat = 'string' | 'openai';
+/** `--chat-template-content-format`: vLLM's choices; `auto` detects from the template. */
+export type ContentFormatOption = 'auto' | ContentFormat;
+
+/** vLLM asserts a plain name where its walk meets a loop or assignment target; so do we. */
+class NotAName extends Error {}
+
+function targetName(node: unknown): string {
+  if (isNode(node) && node.type === 'Identifier') return node.value as string;
+  throw new NotAName();
+}
+
+/** jinja2's For.iter: `for x in xs if cond` keeps the test apart from `xs`. */
+function loopIterable(node: Node): unknown {
+  const it = node.iterable;
+  return isNode(it) && it.type === 'SelectExpression' ? it.lhs : it;
+}
+
+/** `_is_attr_access`: `v[key]` with a constant key or `v.key`. */
+function isAttrAccess(node: unknown, varname: string, key: string): boolean {
+  if (!isNode(node) || node.type !== 'MemberExpression') return false;
+  const prop = node.property as Node;
+  const keyMatches = node.computed ? prop.type === 'StringLiteral' && prop.value === key : identifierIs(prop, key);
+  return keyMatches && identifierIs(node.object, varname);
+}
+
+/** `_is_var_or_elems_access`: through filters, tests and slices, to `var` or `var[key]`. */
+function isVarOrElemsAccess(node: unknown, varname: string, key?: string): boolean {
+  if (!isNode(node)) return false;
+  if (node.type === 'FilterExpression' || node.type === 'TestExpression') return isVarOrElemsAccess(node.operand, varname, key);
+  if (node.type === 'MemberExpression' && node.computed && isNode(node.property) && node.property.type === 'SliceExpression') {
+    return isVarOrElemsAccess(node.object, varname, key);
+  }
+  return key !== undefined ? isAttrAccess(node, varname, key) : identifierIs(node, varname);
+}
+
+function nodesOf(program: Node, type: string): Node[] {
+  const out: Node[] = [];
+  for (const n of walk(program)) if (n.type === type) out.push(n);
+  return out;
+}
+
+/** `messages` and every name assigned from it (or from one of those), breadth first. */
+function messagesNames(program: Node): string[] {
+  const names = ['messages'];
+  const assigns = nodesOf(program, 'Set').filter((s) => s.value !== null && s.value !== undefined);
+  for (let i = 0; i < names.length; i++) {
+    for (const a of assigns) {
+      if (!isVarOrElemsAccess(a.value, names[i])) continue;
+      const lhs = targetName(a.assignee);
+      if (!names.includes(lhs)) names.push(lhs);
+    }
+  }
+  return names;
+}
 
 /**
- * OpenAI (list) format when the template iterates content, indexes it by number, takes its length,
- * or defines a macro with both an `is` test and a loop (the usual "render parts" helper); else string.
+ * vLLM's content-format detection (vllm/entrypoints/chat_utils.py `_detect_content_format`):
+ * "openai" when a loop walks a message's `content` (`for part in message['content']`, through
+ * filters, tests or slices), the message being a loop variable over `messages` or a name assigned
+ * from it; otherwise "string", which is also the answer when the walk meets a loop or assignment
+ * target that is not a plain name.
  */
 export function detectContentFormat(program: unknown): ContentFormat {
   if (!isNode(program)) return 'string';
-  const messageVars = new Set<string>();
-  for (const n of walk(program)) {
-    if (n.type === 'For' && isNode(n.iterable) && mentions(n.iterable, 'messages') && isNode(n.loopvar)) {
-      if (n.loopvar.type === 'Identifier') messageVars.add(n.loopvar.value as string);
+  try {
+    const loops = nodesOf(program, 'For');
+    const messageVars: string[] = [];
+    const sources = messagesNames(program);
+    for (const loop of loops) {
+      if (sources.some((name) => isVarOrElemsAccess(loopIterable(loop), name))) messageVars.push(targetName(loop.loopvar));
     }
-  }
-  const isContent = (e: unknown): boolean => {
-    if (identifierIs(e, 'content')) return true;
-    if (!isNode(e) || e.type !== 'MemberExpression') return false;
-    const prop = e.property as Node;
-    const namesContent = e.computed
-      ? prop.type === 'StringLiteral' && prop.value === 'content'
-      : identifierIs(prop, 'content');
-    const object = e.object as Node;
-    return namesContent && object.type === 'Identifier' && messageVars.has(object.value as string);
-  };
-
-  for (const n of walk(program)) {
-    if (n.type === 'For' && isContent(n.iterable)) return 'openai';
-    if (n.type === 'MemberExpression' && n.computed && (n.property as Node).type === 'IntegerLiteral' && isContent(n.object)) {
-      return 'openai';
-    }
-    if (n.type === 'FilterExpression' && identifierIs(n.filter, 'length') && isContent(n.operand)) return 'openai';
-    if (n.type === 'Macro') {
-      let hasTest = false;
-      let hasFor = false;
-      for (const m of walk(n)) {
-        if (m.type === 'TestExpression') hasTest = true;
-        if (m.type === 'For') hasFor = true;
+    for (const loop of loops) {
+      if (messageVars.some((name) => isVarOrElemsAccess(loopIterable(loop), name, 'content'))) {
+        targetName(loop.loopvar);
+        return 'openai';
       }
-      if (hasTest && hasFor) return 'openai';
     }
+    return 'string';
+  } catch (err) {
+    if (err instanceof NotAName) return 'string';
+    throw err;
   }
-  return 'string';
 }
 
 /** Text that leaves a think block open: contains `<think>` with no `</think>` after the last one. */

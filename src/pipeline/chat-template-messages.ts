@@ -1,11 +1,21 @@
 /**
- * Turns OpenAI-wire messages and tools into the values templates are written against
- * (request-pipeline.md §4.3, §4.5; ecosystem.md §2.3). Real templates assume Python transformers'
- * preprocessing: `content` is a string (Qwen3 does `'</think>' in message.content`, which fails on
- * null), and tool-call `arguments` are objects (templates `tojson` them).
+ * Turns OpenAI-wire messages and tools into the values templates are written against, as vLLM
+ * hands them to transformers (vllm/entrypoints/chat_utils.py, `_parse_chat_message_content` and
+ * `_postprocess_messages`; serving_chat's `tool.model_dump()`), so a prompt renders as it does
+ * there (request-pipeline.md §4.3, §4.5):
+ *
+ * - a message keeps role, content, tool_calls (assistant), reasoning + reasoning_content
+ *   (assistant, from either field), tool_call_id (tool) and a string name; nothing else;
+ * - content in the template's format: "string" joins the text parts with '\n' (null or [] is
+ *   ''), "openai" gives `[{type: 'text', text}]` parts (null or [] is []);
+ * - tool-call `arguments` are json.loads'ed (numbers and key order kept, python-json.ts); an
+ *   object passes through, and '' or null becomes {};
+ * - a tool is `{type: 'function', function: {name, description, parameters, ...}}` with None for
+ *   an absent description or parameters.
  */
 import { ChatTemplateError } from './chat-template-error.js';
 import type { ContentFormat } from './chat-template-analysis.js';
+import { parsePythonJson, pythonValue } from './template-compiler/python-json.js';
 
 export interface ContentPart {
   type: string;
@@ -29,12 +39,15 @@ export interface ChatMessageInput {
 
 export interface ToolInput {
   type?: string;
-  function: { name: string; description?: string; parameters?: unknown; strict?: boolean; [key: string]: unknown };
+  function: { name: string; description?: string | null; parameters?: unknown; strict?: boolean; [key: string]: unknown };
+  [key: string]: unknown;
 }
 
-const TEXT_TYPES = new Set(['text', 'input_text', 'output_text']);
+/** Part types whose text vLLM keeps (`_parse_chat_message_content_part`). */
+const TEXT_TYPES = new Set(['text', 'input_text', 'output_text', 'refusal', 'thinking']);
 const MEDIA_TYPES: Record<string, string> = {
   image_url: 'image',
+  input_image: 'image',
   image: 'image',
   video_url: 'video',
   video: 'video',
@@ -43,29 +56,40 @@ const MEDIA_TYPES: Record<string, string> = {
   audio: 'audio',
 };
 
-/** String-format templates get text parts joined by newlines; media has no placeholder here. */
-function flattenParts(parts: ContentPart[]): string | ContentPart[] {
-  const texts = parts.filter((p) => TEXT_TYPES.has(p.type) && typeof p.text === 'string').map((p) => p.text as string);
-  // SMG leaves an array with no usable part as it is; the template decides whether that is an error.
-  return texts.length > 0 ? texts.join('\n') : parts;
+/** The text of a part (`text`, or the field named by its type: `refusal`, `thinking`), or null. */
+function partText(part: ContentPart | string): string | null {
+  if (typeof part === 'string') return part;
+  if (!TEXT_TYPES.has(part.type)) return null;
+  const value = part.type === 'refusal' || part.type === 'thinking' ? part[part.type] ?? part.text : part.text;
+  return typeof value === 'string' ? value : null;
 }
 
-/** List-format templates get media parts reduced to `{type}` markers, moved first (stable). */
-function listParts(parts: ContentPart[]): ContentPart[] {
-  const media: ContentPart[] = [];
-  const rest: ContentPart[] = [];
-  for (const p of parts) {
-    const kind = MEDIA_TYPES[p.type];
-    if (kind) media.push({ type: kind });
-    else rest.push(p);
+/** Content as the template takes it, in `format`. */
+function formatContent(content: ChatMessageInput['content'], format: ContentFormat): unknown {
+  const parts: Array<ContentPart | string> = content == null ? [] : typeof content === 'string' ? [{ type: 'text', text: content }] : content;
+  if (format === 'openai') {
+    const out: unknown[] = [];
+    for (const p of parts) {
+      const text = partText(p);
+      if (text !== null) out.push({ type: 'text', text });
+      else if (typeof p !== 'string' && MEDIA_TYPES[p.type]) out.push({ type: MEDIA_TYPES[p.type] });
+    }
+    return out;
   }
-  return [...media, ...rest];
+  const texts: string[] = [];
+  for (const p of parts) {
+    const text = partText(p);
+    if (text !== null) texts.push(text);
+  }
+  return texts.join('\n');
 }
 
+/** vLLM's `_postprocess_messages`: json.loads a string, keep an object, {} for '' / null. */
 function parseArguments(args: unknown): unknown {
-  if (typeof args !== 'string') return args ?? {};
+  if (args === undefined || args === null || args === '' || args === false || args === 0) return {};
+  if (typeof args !== 'string') return pythonValue(args);
   try {
-    return JSON.parse(args);
+    return parsePythonJson(args);
   } catch (err) {
     throw new ChatTemplateError(`Failed to parse tool call arguments as JSON: '${args}'. Error: ${(err as Error).message}`);
   }
@@ -73,39 +97,53 @@ function parseArguments(args: unknown): unknown {
 
 /** Text of a message's content, for appending a prefilled assistant turn verbatim. */
 export function contentText(content: ChatMessageInput['content']): string {
-  if (content == null) return '';
-  if (typeof content === 'string') return content;
-  const flat = flattenParts(content);
-  return typeof flat === 'string' ? flat : '';
+  return formatContent(content, 'string') as string;
+}
+
+/** Python's `a or b`. */
+function pyOr(a: unknown, b: unknown): unknown {
+  const falsy = a === undefined || a === null || a === '' || a === false || a === 0 || (Array.isArray(a) && a.length === 0);
+  return falsy ? b : a;
 }
 
 export function normalizeMessages(messages: readonly ChatMessageInput[], format: ContentFormat): Record<string, unknown>[] {
   return messages.map((message) => {
-    const out: Record<string, unknown> = {};
-    // Absent optional fields must stay absent (`is defined` tests), so undefined keys are dropped.
-    for (const [k, v] of Object.entries(message)) if (v !== undefined) out[k] = v;
-    const content = message.content;
-    // SMG passes null here; '' is what vLLM/transformers pass and what templates cope with.
-    if (content == null) out.content = '';
-    else if (Array.isArray(content)) out.content = format === 'openai' ? listParts(content) : flattenParts(content);
-    if (Array.isArray(message.tool_calls)) {
-      out.tool_calls = message.tool_calls.map((call) => ({
-        ...call,
-        function: { ...call.function, arguments: parseArguments(call.function?.arguments) },
-      }));
+    const role = message.role;
+    const out: Record<string, unknown> = { role, content: formatContent(message.content, format) };
+    if (role === 'assistant') {
+      if (message.tool_calls !== undefined && message.tool_calls !== null) {
+        out.tool_calls = Array.isArray(message.tool_calls)
+          ? message.tool_calls.map((call) => ({
+              ...call,
+              function: { ...call.function, arguments: parseArguments(call.function?.arguments) },
+            }))
+          : message.tool_calls;
+      }
+      const reasoning = pyOr(message.reasoning, message.reasoning_content);
+      if (reasoning !== undefined && reasoning !== null) {
+        out.reasoning = reasoning;
+        out.reasoning_content = reasoning;
+      }
+    } else if (role === 'tool' && 'tool_call_id' in message) {
+      out.tool_call_id = message.tool_call_id;
     }
+    if (typeof message.name === 'string') out.name = message.name;
     return out;
   });
 }
 
-/** `[{type:"function", function:{name, description?, parameters, strict?}}]`; parameters default to {}. */
+/** `ChatCompletionToolsParam.model_dump()`: declared fields first (None when absent), then extras. */
 export function normalizeTools(tools: readonly ToolInput[]): Record<string, unknown>[] {
   return tools.map((tool) => {
     const fn = tool.function;
-    const out: Record<string, unknown> = { name: fn.name };
-    if (fn.description !== undefined && fn.description !== null) out.description = fn.description;
-    out.parameters = fn.parameters ?? {};
-    if (fn.strict !== undefined && fn.strict !== null) out.strict = fn.strict;
-    return { type: 'function', function: out };
+    const out: Record<string, unknown> = {
+      name: fn.name,
+      description: fn.description ?? null,
+      parameters: fn.parameters === undefined || fn.parameters === null ? null : pythonValue(fn.parameters),
+    };
+    for (const [k, v] of Object.entries(fn)) if (!(k in out) && v !== undefined) out[k] = pythonValue(v);
+    const dumped: Record<string, unknown> = { type: 'function', function: out };
+    for (const [k, v] of Object.entries(tool)) if (k !== 'type' && k !== 'function' && v !== undefined) dumped[k] = pythonValue(v);
+    return dumped;
   });
 }

@@ -5,7 +5,7 @@
  * faster); templates or values the compiler does not cover render with the interpreter.
  */
 import { Template } from '@huggingface/jinja';
-import { detectContentFormat, detectThinkInPrefill, type ContentFormat } from './chat-template-analysis.js';
+import { detectContentFormat, detectThinkInPrefill, type ContentFormat, type ContentFormatOption } from './chat-template-analysis.js';
 import { ChatTemplateError } from './chat-template-error.js';
 import {
   contentText,
@@ -41,7 +41,7 @@ export interface TemplateSpecialTokens {
 
 export interface RenderRequest {
   messages: readonly ChatMessageInput[];
-  /** Tools as sent (after tool_choice filtering); null/undefined leaves `tools` undefined. */
+  /** Tools as sent (after tool_choice filtering); null/undefined gives `tools` = None, as transformers does. */
   tools?: readonly ToolInput[] | null;
   /** SMG always passes true for chat; completions-style callers may pass false. */
   addGenerationPrompt?: boolean;
@@ -54,6 +54,17 @@ export interface RenderRequest {
 export interface ChatTemplateOptions {
   /** Render with the library's interpreter even when the template compiles (differential tests). */
   readonly interpretOnly?: boolean;
+  /** `--chat-template-content-format`: `auto` (default) detects it from the template as vLLM does. */
+  readonly contentFormat?: ContentFormatOption;
+}
+
+/**
+ * The source as jinja2's lexer reads it: line endings normalized to '\n' (a template saved with
+ * CRLF renders with '\n'), and one trailing newline dropped (keep_trailing_newline=False).
+ */
+function jinjaSource(source: string): string {
+  const text = source.includes('\r') ? source.replace(/\r\n?/g, '\n') : source;
+  return text.endsWith('\n') ? text.slice(0, -1) : text;
 }
 
 export class ChatTemplate {
@@ -84,14 +95,15 @@ export class ChatTemplate {
     ];
     for (const [name, value] of specials) if (value !== null) this.specials[name] = value;
     try {
-      this.template = new Template(source);
+      this.template = new Template(jinjaSource(source));
     } catch (err) {
       throw new ChatTemplateError(PREFIX + (err as Error).message);
     }
     const outcome = options.interpretOnly ? { render: null, reason: 'interpretOnly' } : compileTemplate(this.template.parsed);
     this.compiled = outcome.render;
     this.interpretedBecause = outcome.render ? null : outcome.reason;
-    this.contentFormat = detectContentFormat(this.template.parsed);
+    const format = options.contentFormat ?? 'auto';
+    this.contentFormat = format === 'auto' ? detectContentFormat(this.template.parsed) : format;
     this.thinkInPrefill = detectThinkInPrefill(this.template.parsed);
     this.thinking = detectThinkingToggle(source);
   }
@@ -111,11 +123,14 @@ export class ChatTemplate {
       prefill = contentText(last.content);
     }
 
+    // transformers' render_jinja_template: messages, tools and documents (None when absent),
+    // add_generation_prompt, then the special tokens and the template kwargs.
     const context: Record<string, unknown> = {
       messages: normalizeMessages(messages, this.contentFormat),
+      tools: req.tools ? normalizeTools(req.tools) : null,
+      documents: null,
       add_generation_prompt: req.addGenerationPrompt ?? true,
     };
-    if (req.tools) context.tools = normalizeTools(req.tools);
     Object.assign(context, this.specials);
     for (const [key, value] of Object.entries(req.kwargs ?? {})) {
       if (value !== undefined && !BUILTINS.has(key)) context[key] = value;

@@ -1,68 +1,96 @@
 /**
- * Member access, indexing, slicing and for-loop iteration (Interpreter.evaluateMemberExpression,
- * evaluateSliceExpression, evaluateFor's iterable check). Reading an attribute never throws:
- * anything missing, or any attribute of none/undefined/numbers, is undefined.
+ * Member access, indexing, slicing and for-loop iteration as jinja2's sandboxed environment does
+ * them (SandboxedEnvironment.getattr / getitem). `o.name` looks for a Python attribute first (a
+ * dict's `items` is its method, not a key named so), then the item; `o[key]` the other way round;
+ * whatever is missing is Undefined, and reading anything of Undefined raises UndefinedError.
  */
-import { OBJECT_METHODS, STRING_METHODS, callMethod } from './methods.js';
-import { Kind, Namespace, fallback, hasOwn, isTuple, kindOf, typeName } from './values.js';
+import { DICT_METHODS, LIST_METHODS, STRING_METHODS, callMethod } from './methods.js';
+import { chars, fail, pyTypeName, strLen } from './py.js';
+import { Kind, Namespace, dictGet, dictHas, dictKeys, kindOf, makeTuple } from './values.js';
 
 /** A builtin method read as a value (`s.upper` without the call): a function bound to `self`. */
 function bound(self: unknown, name: string): (args: unknown[]) => unknown {
   return (args) => callMethod(self, name, args);
 }
 
-/** `obj.name` / `obj['name']` with a string key. */
+function undefinedRead(key: unknown): never {
+  return fail(`UndefinedError: 'jinja2.runtime.Undefined object' has no attribute '${String(key)}'`);
+}
+
+/** The Python attribute `name` of `o`, or NOT_FOUND. */
+const NOT_FOUND = Symbol('not found');
+
+function pyAttribute(o: unknown, key: string): unknown {
+  const k = kindOf(o);
+  if (k === Kind.String) return STRING_METHODS.has(key) ? bound(o, key) : NOT_FOUND;
+  if (k === Kind.Object) return DICT_METHODS.has(key) ? bound(o, key) : NOT_FOUND;
+  if (k === Kind.Array || k === Kind.Tuple) return LIST_METHODS.has(key) ? bound(o, key) : NOT_FOUND;
+  if (k === Kind.Namespace) return (o as Namespace).m.has(key) ? (o as Namespace).m.get(key) : NOT_FOUND;
+  return NOT_FOUND;
+}
+
+/** `obj.name`. */
 export function attr(o: unknown, key: string): unknown {
-  if (typeof o === 'object' && o !== null) {
-    if (Array.isArray(o)) return key === 'length' ? o.length : undefined;
-    if (o instanceof Namespace) return o.m.get(key);
-    if (kindOf(o) !== Kind.Object) return kindOf(o) === Kind.Kwargs ? fallback('keyword arguments read') : undefined;
-    if (hasOwn(o, key)) return (o as Record<string, unknown>)[key];
-    return OBJECT_METHODS.has(key) ? bound(o, key) : undefined;
-  }
-  if (typeof o === 'string') {
-    if (key === 'length') return o.length;
-    return STRING_METHODS.has(key) ? bound(o, key) : undefined;
-  }
+  if (o === undefined) return undefinedRead(key);
+  const a = pyAttribute(o, key);
+  if (a !== NOT_FOUND) return a;
+  if (kindOf(o) === Kind.Object) return dictGet(o as object, key);
   return undefined;
+}
+
+/** Python's index of a sequence of `n` items, or -1 when out of range. */
+function index(i: number, n: number): number {
+  const j = i < 0 ? n + i : i;
+  return j >= 0 && j < n ? j : -1;
 }
 
 /** `obj[key]` for any key value. */
 export function item(o: unknown, key: unknown): unknown {
-  if (typeof key === 'string') return attr(o, key);
-  const ok = kindOf(o);
-  if (ok === Kind.Object || ok === Kind.Namespace || ok === Kind.Kwargs) {
-    throw new Error(`Cannot access property with non-string: got ${typeName(key)}`);
-  }
-  if (ok === Kind.Array || ok === Kind.Tuple || ok === Kind.String) {
-    if (kindOf(key) !== Kind.Integer) {
-      throw new Error(`Cannot access property with non-string/non-number: got ${typeName(key)}`);
+  if (o === undefined) return undefinedRead(key);
+  const k = kindOf(o);
+  if (k === Kind.Object) {
+    if (typeof key === 'string' && dictHas(o as object, key)) return dictGet(o as object, key);
+  } else if (k === Kind.Array || k === Kind.Tuple || k === Kind.String) {
+    const kk = kindOf(key);
+    if (kk === Kind.Integer || kk === Kind.Boolean) {
+      const i = Number(key);
+      if (typeof o === 'string') {
+        if (i >= 0 && o.length === strLen(o)) return i < o.length ? o[i] : undefined;
+        const cs = chars(o);
+        const j = index(i, cs.length);
+        return j >= 0 ? cs[j] : undefined;
+      }
+      const items = o as unknown[];
+      const j = index(i, items.length);
+      return j >= 0 ? items[j] : undefined;
     }
-    if (ok === Kind.String) {
-      const s = o as string;
-      return s.at(key as number);
-    }
-    return (o as unknown[]).at(key as number);
+  } else if (k === Kind.Namespace) {
+    if (typeof key === 'string' && (o as Namespace).m.has(key)) return (o as Namespace).m.get(key);
   }
-  throw new Error(`Cannot access property with non-string: got ${typeName(key)}`);
+  if (typeof key === 'string') {
+    const a = pyAttribute(o, key);
+    if (a !== NOT_FOUND) return a;
+  }
+  return undefined;
 }
 
 /** The object check of a slice, made before its bounds are evaluated. */
 export function sliceable(o: unknown): unknown {
-  const k = kindOf(o);
-  if (k !== Kind.Array && k !== Kind.Tuple && k !== Kind.String) throw new Error('Slice object must be an array or string');
+  if (o === undefined) return undefinedRead('__getitem__');
   return o;
 }
 
-function bound3(v: unknown, what: string): number | undefined {
-  if (v === undefined) return undefined;
-  if (kindOf(v) !== Kind.Integer) throw new Error(`Slice ${what} must be numeric or undefined`);
-  return v as number;
+function bound3(v: unknown): number | undefined | null {
+  if (v === undefined || v === null) return undefined;
+  const k = kindOf(v);
+  if (k !== Kind.Integer && k !== Kind.Boolean) return null;
+  return Number(v);
 }
 
-/** Python slicing as the library implements it (strings by code point). */
+/** Python slicing (strings by code point). */
 function sliceItems<T>(array: readonly T[], start: number | undefined, stop: number | undefined, step = 1): T[] {
   const n = array.length;
+  if (step === 0) fail('slice step cannot be zero');
   const direction = Math.sign(step);
   let from: number;
   let to: number;
@@ -71,7 +99,7 @@ function sliceItems<T>(array: readonly T[], start: number | undefined, stop: num
     to = stop === undefined ? n : stop < 0 ? Math.max(n + stop, 0) : Math.min(stop, n);
   } else {
     from = start === undefined ? n - 1 : start < 0 ? Math.max(n + start, -1) : Math.min(start, n - 1);
-    to = stop === undefined ? -1 : stop < -1 ? Math.max(n + stop, -1) : Math.min(stop, n - 1);
+    to = stop === undefined ? -1 : stop < 0 ? Math.max(n + stop, -1) : Math.min(stop, n - 1);
   }
   const out: T[] = [];
   for (let i = from; direction * i < direction * to; i += step) out.push(array[i]);
@@ -80,25 +108,38 @@ function sliceItems<T>(array: readonly T[], start: number | undefined, stop: num
 
 /** `o[start:stop:step]` after `sliceable(o)`; bounds are undefined when omitted. */
 export function slice(o: unknown, start: unknown, stop: unknown, step: unknown): unknown {
-  const a = bound3(start, 'start');
-  const b = bound3(stop, 'stop');
-  const c = bound3(step, 'step');
-  if (typeof o === 'string') return sliceItems(Array.from(o), a, b, c).join('');
-  return sliceItems(o as unknown[], a, b, c);
+  const a = bound3(start);
+  const b = bound3(stop);
+  const c = bound3(step);
+  const k = kindOf(o);
+  // A slice jinja2 cannot take (bad bounds, a non-sequence) is a TypeError it turns into Undefined.
+  if (a === null || b === null || c === null) return undefined;
+  if (typeof o === 'string') return sliceItems(chars(o), a, b, c).join('');
+  if (k === Kind.Array) return sliceItems(o as unknown[], a, b, c);
+  if (k === Kind.Tuple) {
+    return makeTuple(sliceItems(o as unknown[], a, b, c));
+  }
+  return undefined;
 }
 
-/** What a for loop walks: an array, or an object's keys. */
+/** What a for loop walks: a list, a dict's keys, a string's characters; Undefined is empty. */
 export function iterable(v: unknown): readonly unknown[] {
   if (Array.isArray(v)) return v;
+  if (typeof v === 'string') return chars(v);
+  if (v === undefined) return [];
   const k = kindOf(v);
-  if (k === Kind.Object) return Object.keys(v as object);
-  if (k === Kind.Kwargs) return fallback('loop over keyword arguments');
-  throw new Error(`Expected iterable or object type in for loop: got ${typeName(v)}`);
+  if (k === Kind.Object) return dictKeys(v as object);
+  return fail(`'${pyTypeName(v)}' object is not iterable`);
 }
 
-/** The unpacking check of `for a, b in ...`, made for every item before the loop runs. */
+/** The unpacking of `for a, b in ...`, checked for every item before the loop runs. */
 export function checkUnpack(current: unknown, count: number): unknown[] {
-  if (!Array.isArray(current) || isTuple(current)) throw new Error(`Cannot unpack non-iterable type: ${typeName(current)}`);
-  if (current.length !== count) throw new Error(`Too ${count > current.length ? 'few' : 'many'} items to unpack`);
-  return current;
+  let items: readonly unknown[];
+  if (Array.isArray(current)) items = current;
+  else if (typeof current === 'string') items = chars(current);
+  else if (kindOf(current) === Kind.Object) items = dictKeys(current as object);
+  else return fail(`cannot unpack non-iterable ${pyTypeName(current)} object`);
+  if (items.length > count) fail(`too many values to unpack (expected ${count})`);
+  if (items.length < count) fail(`not enough values to unpack (expected ${count}, got ${items.length})`);
+  return items as unknown[];
 }

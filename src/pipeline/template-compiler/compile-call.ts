@@ -89,7 +89,7 @@ export function compileCall(ec: ExprContext, node: CallExpression): Js {
 
 /** Filters whose result is always a string (or an error). */
 const STRING_FILTERS = new Set(['tojson', 'trim', 'upper', 'lower', 'title', 'capitalize', 'indent', 'string', 'join', 'replace']);
-const NUMBER_FILTERS = new Set(['length', 'int']);
+const NUMBER_FILTERS = new Set(['length', 'count']);
 const NAMED_HELPERS: Record<string, string> = { tojson: 'tojson', length: 'length', trim: 'trim' };
 
 const NO_VALUE = Symbol('not a literal');
@@ -110,14 +110,6 @@ function literalValue(e: Expression): unknown {
   return NO_VALUE;
 }
 
-function checkSelectAttr(name: string, args: readonly Expression[]): void {
-  if (args.length === 0 || args.some((x) => x.type !== 'StringLiteral')) throw new Unsupported(`${name} without string arguments`);
-  const test = args[1];
-  if (test?.type === 'StringLiteral' && (test.value === 'equalto' || test.value === 'eq') && args.length < 3) {
-    throw new Unsupported(`${name} with ${test.value} and no value`);
-  }
-}
-
 export function compileFilter(ec: ExprContext, operand: Js, filter: Expression): Js {
   if (filter.type === 'Identifier') {
     const name = filter.value;
@@ -128,11 +120,8 @@ export function compileFilter(ec: ExprContext, operand: Js, filter: Expression):
   }
   if (filter.type !== 'CallExpression' || filter.callee.type !== 'Identifier') throw new Unsupported(`a ${filter.type} filter`);
   const name = filter.callee.value;
-  if (name === 'selectattr' || name === 'rejectattr') checkSelectAttr(name, filter.args);
+  // jinja2 evaluates the operand, then the arguments, as the JS call below does.
   const a = compileArgs(ec, filter.args);
-  // Filters evaluate their arguments at different points; only arguments that cannot fail keep
-  // that invisible.
-  if (!a.safe) throw new Unsupported('filter arguments that may fail');
   let kwargs: string;
   const literals = a.keywords.map(([k, , node]): [string, unknown] => [k, literalValue(node)]);
   if (literals.every(([, v]) => v !== NO_VALUE)) {

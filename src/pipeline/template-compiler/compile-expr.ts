@@ -8,7 +8,7 @@ import type { Expression, MemberExpression, BinaryExpression, TestExpression } f
 import { compileCall, compileFilter } from './compile-call.js';
 import { Emitter, js, scopeVar, type ExprContext, type Frame, type Js } from './emitter.js';
 import { Unsupported, type ForScope } from './scopes.js';
-import { OBJECT_METHODS } from './methods.js';
+import { DICT_METHODS } from './methods.js';
 import { INLINE_TESTS, TESTS } from './tests.js';
 import { FloatBox } from './values.js';
 
@@ -119,11 +119,8 @@ export class ExprCompiler implements ExprContext {
           if (f.definite.has(name)) code = v;
           else candidates.push(v);
         }
-        // Past the macro's own scope the lookup continues in the caller's environment.
-        if (code === null && f.scope.outside.has(name)) {
-          throw new Unsupported(`a macro reading '${name}', which its caller's scope may bind`);
-        }
-        break;
+        // jinja2 scopes macros lexically: past its own scope the lookup continues where it was defined.
+        continue;
       }
       if (!f.scope.assigned.has(name)) continue;
       const v = scopeVar(f.scope, name);
@@ -241,7 +238,7 @@ export class ExprCompiler implements ExprContext {
    */
   private staticAttr(o: Js, key: string): Js {
     const generic = `${this.h('attr')}(%O, ${JSON.stringify(key)})`;
-    if (key in Object.prototype || OBJECT_METHODS.has(key)) return js(generic.replace('%O', o.code), 'any', o.safe);
+    if (key in Object.prototype || DICT_METHODS.has(key)) return js(generic.replace('%O', o.code), 'any', o.safe);
     const held = this.hold(o);
     const t = held.again;
     const code = `(${held.first} !== null && typeof ${t} === 'object' && GP(${t}) === OP ? ${t}[${JSON.stringify(key)}] : ${generic.replace('%O', t)})`;

@@ -77,7 +77,7 @@ export class StatementCompiler {
 
   /** A `set` straight in a macro body (not under if/for/set/filter) binds its names for the rest of it. */
   private markDefinite(names: readonly string[], frames: readonly Frame[]): void {
-    const f = frames.length === 1 && this.nested === 0 ? frames[0] : null;
+    const f = this.nested === 0 ? frames.at(-1) : undefined;
     if (f?.kind === 'macro') for (const n of names) f.definite.add(n);
   }
 
@@ -98,7 +98,7 @@ export class StatementCompiler {
   private macro(node: Macro, frames: readonly Frame[]): string {
     const scope = this.table.macros.get(node);
     if (!scope) throw new Unsupported('a macro missed by scope analysis');
-    const inner: Frame[] = [{ kind: 'macro', scope, definite: new Set(scope.params) }];
+    const inner: Frame[] = [...frames, { kind: 'macro', scope, definite: new Set(scope.params) }];
     const { result, temps } = this.em.inFunction(() => {
       const ec = new ExprCompiler(this.em, inner);
       const display = JSON.stringify(`'${node.name.value}'`);
@@ -180,7 +180,8 @@ export class StatementCompiler {
     }
     lines.push(`const n${k} = it${k}.length;`, `let empty${k} = true;`);
 
-    const bodyOut = scope.hasControl ? `b${k}` : out;
+    // jinja2 keeps what an iteration printed before a break/continue.
+    const bodyOut = out;
     const body = this.block(node.body, [...frames, { kind: 'for', scope, inBody: true }], bodyOut);
     const generic = this.em.genericLoops.has(k);
     if (generic) lines.push(`let lo${k};`);
@@ -191,10 +192,11 @@ export class StatementCompiler {
     } else {
       lines.push(`${scopeVar(scope, scope.loopVars[0])} = it${k}[i${k}];`);
     }
+    // jinja2 (2.9+): what an iteration assigns is its own; the next one reads the outer value again.
+    const iterationLocals = [...scope.assigned].filter((n) => !scope.loopVars.includes(n));
+    if (iterationLocals.length > 0) lines.push(`${iterationLocals.map((n) => `${scopeVar(scope, n)} = U`).join('; ')};`);
     if (generic) lines.push(`lo${k} = ${outer.h('loopObject')}(i${k}, it${k});`);
-    if (scope.hasControl) lines.push(`let b${k} = '';`);
     lines.push(body);
-    if (scope.hasControl) lines.push(`${out} += b${k};`);
     lines.push(`empty${k} = false;`, '}');
     if (node.defaultBlock.length > 0) {
       const elseFrames: Frame[] = [...frames, { kind: 'for', scope, inBody: false }];

@@ -1,336 +1,409 @@
 /**
- * Filters, mirroring Interpreter.applyFilter branch by branch: the same operand-type dispatch, the
- * same option defaults and checks, the same error texts. `filterNamed` is `x | name`,
- * `filterCalled` is `x | name(args)` (positional arguments, then the keyword ones in a Map).
+ * jinja2's builtin filters (jinja2/filters.py) on Python values, plus transformers' `tojson`
+ * (json.dumps, ensure_ascii=False). `filterNamed` is `x | name`, `filterCalled` is
+ * `x | name(args)` (positional arguments, then the keyword ones in a Map). Filters that take a
+ * string work on str(value) as jinja2's soft_str does: `none | trim` is 'None', Undefined is ''.
  */
+import { attr as readAttr, item as readItem, iterable } from './access.js';
 import { toJSON } from './json.js';
-import { objectMethod, replaceMethod, titleCase } from './methods.js';
+import { pyReplace, pySplitlines } from './methods.js';
 import { compareValues } from './operators.js';
-import { floatText, jsString } from './text.js';
-import { TESTS, type TestFunction } from './tests.js';
-import {
-  FloatBox,
-  Kind,
-  Kwargs,
-  Namespace,
-  fallback,
-  floatResult,
-  hasOwn,
-  intResult,
-  kindOf,
-  num,
-  truthy,
-  typeName,
-} from './values.js';
+import { percentFormat } from './percent-format.js';
+import { chars, fail, floatOf, isSpace, numeric, pyCapitalize, pyEquals, pyStr, pyStrip, pyTypeName, strLen } from './py.js';
+import { TESTS } from './tests.js';
+import { FloatBox, Kind, Kwargs, dictGet, dictKeys, kindOf, makeTuple, truthy } from './values.js';
 
-/** A join element's text: `x.value` joined by JS, so none and undefined give ''. */
-function joinText(v: unknown): string {
-  return v === null || v === undefined ? '' : jsString(v);
+/** Escapes HTML as markupsafe.escape does (the `escape` / `e` filter). */
+function escapeHtml(s: string): string {
+  return s.replace(/[&<>'"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', "'": '&#39;', '"': '&#34;' })[c] as string);
 }
 
-/** The raw `x.value` a `unique` filter puts in its Set. */
-function uniqueKey(v: unknown): unknown {
-  if (v === null) return undefined;
-  if (v instanceof FloatBox) return v.v;
-  if (typeof v === 'function') return fallback('unique over functions');
-  return v;
+/** jinja2's `title` filter (not str.title): each word's first character upper, the rest lower. */
+function titleFilter(s: string): string {
+  const out: string[] = [];
+  let word = '';
+  let sep = '';
+  const flush = (): void => {
+    if (word) out.push(word[0] === undefined ? '' : (() => {
+      const first = String.fromCodePoint(word.codePointAt(0) as number);
+      return first.toUpperCase() + word.slice(first.length).toLowerCase();
+    })());
+    word = '';
+  };
+  for (const ch of s) {
+    if (isSpace(ch) || '-({[<'.includes(ch)) {
+      flush();
+      sep += ch;
+    } else {
+      if (sep) out.push(sep);
+      sep = '';
+      word += ch;
+    }
+  }
+  flush();
+  if (sep) out.push(sep);
+  return out.join('');
 }
 
-/** Truthiness of a RuntimeValue's raw JS value (what `first.value` means to `indent`). */
-function heldTruthy(v: unknown): boolean {
-  if (v === null) return false;
-  if (v instanceof FloatBox) return v.v !== 0;
-  return typeof v === 'object' || typeof v === 'function' ? true : !!v;
+/** `length` / `count`: len(). */
+export function length(v: unknown): number {
+  if (typeof v === 'string') return strLen(v);
+  if (Array.isArray(v)) return v.length;
+  const k = kindOf(v);
+  if (k === Kind.Object) return dictKeys(v as object).length;
+  if (k === Kind.Undefined) return 0;
+  if (k === Kind.Kwargs) return (v as Kwargs).m.size;
+  return fail(`object of type '${pyTypeName(v)}' has no len()`);
 }
 
-const isContainer = (v: unknown): boolean => kindOf(v) === Kind.Object || kindOf(v) === Kind.Namespace || kindOf(v) === Kind.Kwargs;
-
-function containerGet(v: unknown, key: string): { found: boolean; value: unknown } {
-  if (v instanceof Namespace) return { found: v.m.has(key), value: v.m.get(key) };
-  if (v instanceof Kwargs) return fallback('keyword arguments as a filter item');
-  const o = v as Record<string, unknown>;
-  return hasOwn(o, key) ? { found: true, value: o[key] } : { found: false, value: undefined };
+export function tojson(v: unknown): string {
+  return toJSON(v, null, false, null, false);
 }
 
-/** getAttributeValue: a dotted path through objects and (by decimal index) arrays. */
-function attributePath(item: unknown, path: string): unknown {
+export function trim(v: unknown): string {
+  return pyStrip(pyStr(v), null, true, true);
+}
+
+/** list(value). */
+function toList(v: unknown): unknown[] {
+  return iterable(v).slice();
+}
+
+function intFilter(v: unknown, otherwise: unknown, base: number): unknown {
+  if (typeof v === 'string') {
+    const s = pyStrip(v, null, true, true).replace(/_/g, '');
+    const prefixed = /^[-+]?0[xob]/i.test(s);
+    if (base === 10 && /^[-+]?\d+$/.test(s)) {
+      const n = BigInt(s);
+      return n >= BigInt(Number.MIN_SAFE_INTEGER) && n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : n;
+    }
+    if (base !== 10 || prefixed) {
+      const body = s.replace(/^([-+]?)0[xob]/i, '$1');
+      const n = parseInt(body, base === 0 ? (/^[-+]?0x/i.test(s) ? 16 : /^[-+]?0o/i.test(s) ? 8 : /^[-+]?0b/i.test(s) ? 2 : 10) : base);
+      if (!Number.isNaN(n)) return n;
+    }
+    const f = Number(s);
+    if (s !== '' && !Number.isNaN(f) && /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$|^[-+]?(inf|nan)/i.test(s)) return Number.isFinite(f) ? Math.trunc(f) : otherwise;
+    return otherwise;
+  }
+  const n = numeric(v);
+  if (n === null) return otherwise;
+  if (typeof n === 'bigint') return n;
+  return Number.isFinite(n) ? Math.trunc(n) : otherwise;
+}
+
+function floatFilter(v: unknown, otherwise: unknown): unknown {
+  if (typeof v === 'string') {
+    const s = pyStrip(v, null, true, true).replace(/_/g, '');
+    if (/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(s)) return floatOf(Number(s));
+    if (/^[-+]?(inf|infinity)$/i.test(s)) return s.startsWith('-') ? -Infinity : Infinity;
+    if (/^[-+]?nan$/i.test(s)) return NaN;
+    return otherwise;
+  }
+  const n = numeric(v);
+  return n === null ? otherwise : floatOf(Number(n));
+}
+
+function roundFilter(v: unknown, precision: number, method: string): unknown {
+  const n = numeric(v);
+  if (n === null) return fail(`type ${pyTypeName(v)} doesn't define __round__ method`);
+  const x = Number(n);
+  const f = 10 ** precision;
+  if (method === 'ceil') return floatOf(Math.ceil(x * f) / f);
+  if (method === 'floor') return floatOf(Math.floor(x * f) / f);
+  if (kindOf(v) === Kind.Integer || typeof v === 'boolean') return precision >= 0 ? Number(n) : Math.round(x * f) / f;
+  // round(): correctly rounded (toFixed rounds the exact binary value), ties to even.
+  const scaled = x * f;
+  if (Number.isInteger(scaled * 2) && !Number.isInteger(scaled)) {
+    let r = Math.floor(scaled);
+    if (r % 2 !== 0) r += 1;
+    return floatOf(r / f);
+  }
+  return floatOf(Number(x.toFixed(Math.max(0, Math.min(precision, 100)))));
+}
+
+/** jinja2's do_indent: lines split as str.splitlines does, then joined with '\n'. */
+function indentFilter(s: string, width: unknown, first: boolean, blank: boolean): string {
+  const pad = typeof width === 'string' ? width : ' '.repeat(Number(width));
+  const lines = pySplitlines(s + '\n');
+  let rv: string;
+  if (blank) rv = lines.join('\n' + pad);
+  else {
+    rv = lines.shift() ?? '';
+    if (lines.length > 0) rv += '\n' + lines.map((l) => (l ? pad + l : l)).join('\n');
+  }
+  return first ? pad + rv : rv;
+}
+
+function truncate(s: string, length: number, killwords: boolean, end: string, leeway: number): string {
+  const cs = chars(s);
+  if (cs.length <= length + leeway) return s;
+  if (killwords) return cs.slice(0, length - strLen(end)).join('') + end;
+  const head = cs.slice(0, length - strLen(end)).join('');
+  const cut = head.lastIndexOf(' ');
+  return (cut >= 0 ? head.slice(0, cut) : head) + end;
+}
+
+/** An item's attribute for sort/map/groupby: dotted path, digits as indexes (environment.getitem). */
+function attributeOf(item: unknown, attribute: unknown): unknown {
+  if (typeof attribute === 'number') return readItem(item, attribute);
   let value = item;
-  for (const part of path.split('.')) {
-    if (isContainer(value)) value = containerGet(value, part).value;
-    else if (Array.isArray(value)) {
-      const index = parseInt(part, 10);
-      if (!isNaN(index) && index >= 0 && index < value.length) value = value[index];
-      else return undefined;
-    } else return undefined;
+  for (const part of String(attribute).split('.')) {
+    value = /^\d+$/.test(part) ? readItem(value, Number(part)) : readItem(value, part);
   }
   return value;
 }
 
-function entries(o: Record<string, unknown>): unknown[][] {
-  return Object.keys(o).map((k) => [k, o[k]]);
+function applyTest(name: unknown, value: unknown, rest: readonly unknown[]): boolean {
+  if (name === undefined || name === null) return truthy(value);
+  const test = TESTS.get(String(name));
+  if (!test) return fail(`No test named ${String(name)}.`);
+  return test(value, rest[0]);
 }
 
-export function tojson(v: unknown): string {
-  return toJSON(v, null, false, null, false, 0, true);
+function selectFilter(v: unknown, args: readonly unknown[], select: boolean, byAttr: boolean): unknown[] {
+  const items = toList(v);
+  if (byAttr) {
+    const [attribute, testName, ...rest] = args;
+    return items.filter((x) => applyTest(testName, attributeOf(x, attribute), rest) === select);
+  }
+  const [testName, ...rest] = args;
+  return items.filter((x) => applyTest(testName, x, rest) === select);
 }
 
-export function length(v: unknown): unknown {
-  if (typeof v === 'string' || Array.isArray(v)) return v.length;
-  return filterNamed('length', v);
+function mapFilter(v: unknown, args: readonly unknown[], kwargs: ReadonlyMap<string, unknown>): unknown[] {
+  const items = toList(v);
+  if (kwargs.has('attribute')) {
+    const attribute = kwargs.get('attribute');
+    const otherwise = kwargs.get('default');
+    return items.map((x) => {
+      const value = attributeOf(x, attribute);
+      return value === undefined && kwargs.has('default') ? otherwise : value;
+    });
+  }
+  const [name, ...rest] = args;
+  if (typeof name !== 'string') return fail('map requires a filter argument');
+  return items.map((x) => (rest.length === 0 ? filterNamed(name, x) : filterCalled(name, x, rest, new Map())));
 }
 
-export function trim(v: unknown): unknown {
-  return typeof v === 'string' ? v.trim() : filterNamed('trim', v);
+function dictsort(v: unknown, caseSensitive: boolean, by: string, reverse: boolean): unknown[] {
+  if (kindOf(v) !== Kind.Object) fail('You can only sort by either "key" or "value"');
+  const o = v as object;
+  const pos = by === 'key' ? 0 : by === 'value' ? 1 : fail('You can only sort by either "key" or "value"');
+  const pairs = dictKeys(o).map((k) => makeTuple([k, dictGet(o, k)]));
+  pairs.sort((a, b) => compareValues(a[pos], b[pos], caseSensitive));
+  if (reverse) pairs.reverse();
+  return pairs;
+}
+
+function sortFilter(v: unknown, reverse: boolean, caseSensitive: boolean, attribute: unknown): unknown[] {
+  const items = toList(v);
+  const key = (x: unknown): unknown => (attribute === null || attribute === undefined ? x : attributeOf(x, attribute));
+  const sorted = items.map((x, i) => ({ x, i, k: key(x) }));
+  sorted.sort((a, b) => compareValues(a.k, b.k, caseSensitive) || a.i - b.i);
+  if (reverse) {
+    // Python sorts stably with reverse=True keeping equal items in their original order.
+    sorted.sort((a, b) => compareValues(b.k, a.k, caseSensitive) || a.i - b.i);
+  }
+  return sorted.map((s) => s.x);
+}
+
+function uniqueFilter(v: unknown, caseSensitive: boolean, attribute: unknown): unknown[] {
+  const out: unknown[] = [];
+  const seen: unknown[] = [];
+  for (const x of toList(v)) {
+    let k = attribute === null || attribute === undefined ? x : attributeOf(x, attribute);
+    if (!caseSensitive && typeof k === 'string') k = k.toLowerCase();
+    if (!seen.some((s) => pyEquals(s, k))) {
+      seen.push(k);
+      out.push(x);
+    }
+  }
+  return out;
+}
+
+function joinFilter(v: unknown, separator: string, attribute: unknown): string {
+  let items = toList(v);
+  if (attribute !== null && attribute !== undefined) items = items.map((x) => attributeOf(x, attribute));
+  return items.map(pyStr).join(separator);
+}
+
+function minMax(v: unknown, max: boolean, caseSensitive: boolean, attribute: unknown): unknown {
+  const items = toList(v);
+  if (items.length === 0) return undefined;
+  const key = (x: unknown): unknown => (attribute === null || attribute === undefined ? x : attributeOf(x, attribute));
+  let best = items[0];
+  for (const x of items.slice(1)) {
+    const c = compareValues(key(x), key(best), caseSensitive);
+    if (max ? c > 0 : c < 0) best = x;
+  }
+  return best;
+}
+
+function sum(v: unknown, attribute: unknown, start: unknown): unknown {
+  let total: unknown = start;
+  for (const x of toList(v)) {
+    const value = attribute === null || attribute === undefined ? x : attributeOf(x, attribute);
+    const a = numeric(total);
+    const b = numeric(value);
+    if (a === null || b === null) fail(`unsupported operand type(s) for +: '${pyTypeName(total)}' and '${pyTypeName(value)}'`);
+    const float = total instanceof FloatBox || value instanceof FloatBox || !Number.isInteger(Number(a)) || !Number.isInteger(Number(b));
+    total = float ? floatOf(Number(a) + Number(b)) : Number(a) + Number(b);
+  }
+  return total;
+}
+
+function wordcount(s: string): number {
+  return (s.match(/\w+/gu) ?? []).length;
 }
 
 export function filterNamed(name: string, v: unknown): unknown {
-  if (name === 'safe') return v;
-  if (name === 'tojson') return tojson(v);
-  const k = kindOf(v);
-  if (k === Kind.Array || k === Kind.Tuple) {
-    const a = v as unknown[];
-    switch (name) {
-      case 'list':
-        return a;
-      case 'first':
-        return a.length > 0 ? a[0] : fallback('first of an empty array');
-      case 'last':
-        return a.length > 0 ? a[a.length - 1] : fallback('last of an empty array');
-      case 'length':
-        return a.length;
-      case 'reverse':
-        return a.slice().reverse();
-      case 'sort':
-        return a.slice().sort((x, y) => compareValues(x, y, false));
-      case 'join':
-        return a.map(joinText).join('');
-      case 'string':
-        return toJSON(a, null, false, null, false, 0, false);
-      case 'unique': {
-        const seen = new Set<unknown>();
-        const out: unknown[] = [];
-        for (const item of a) {
-          const key = uniqueKey(item);
-          if (!seen.has(key)) {
-            seen.add(key);
-            out.push(item);
-          }
-        }
-        return out;
-      }
-    }
-    throw new Error(`Unknown ArrayValue filter: ${name}`);
-  }
-  if (k === Kind.String) {
-    const s = v as string;
-    switch (name) {
-      case 'length':
-        return s.length;
-      case 'upper':
-        return s.toUpperCase();
-      case 'lower':
-        return s.toLowerCase();
-      case 'title':
-        return titleCase(s);
-      case 'capitalize':
-        return s.charAt(0).toUpperCase() + s.slice(1);
-      case 'trim':
-        return s.trim();
-      case 'indent':
-        return s
-          .split('\n')
-          .map((x, i) => (i === 0 || x.length === 0 ? x : '    ' + x))
-          .join('\n');
-      case 'join':
-      case 'string':
-        return s;
-      case 'int': {
-        const n = parseInt(s, 10);
-        return isNaN(n) ? 0 : n;
-      }
-      case 'float': {
-        const n = parseFloat(s);
-        return floatResult(isNaN(n) ? 0 : n);
-      }
-    }
-    throw new Error(`Unknown StringValue filter: ${name}`);
-  }
-  if (k === Kind.Integer || k === Kind.Float) {
-    const n = num(v as number | FloatBox);
-    switch (name) {
-      case 'abs':
-        return k === Kind.Integer ? intResult(Math.abs(n)) : floatResult(Math.abs(n));
-      case 'int':
-        return intResult(Math.floor(n));
-      case 'float':
-        return floatResult(n);
-      case 'string':
-        return k === Kind.Integer ? String(n) : floatText(n);
-    }
-    throw new Error(`Unknown NumericValue filter: ${name}`);
-  }
-  if (k === Kind.Object) {
-    const o = v as Record<string, unknown>;
-    if (name === 'items') return entries(o);
-    if (name === 'length') return Object.keys(o).length;
-    if (name === 'get') return fallback('get filter without a key');
-    if (name === 'keys' || name === 'values' || name === 'dictsort') return objectMethod(o, name, []);
-    throw new Error(`Unknown ObjectValue filter: ${name}`);
-  }
-  if (k === Kind.Boolean) {
-    switch (name) {
-      case 'bool':
-        return v;
-      case 'int':
-        return v ? 1 : 0;
-      case 'float':
-        return new FloatBox(v ? 1 : 0);
-      case 'string':
-        return v ? 'true' : 'false';
-    }
-    throw new Error(`Unknown BooleanValue filter: ${name}`);
-  }
-  if (k === Kind.Kwargs) return fallback('filter on keyword arguments');
-  throw new Error(`Cannot apply filter "${name}" to type: ${typeName(v)}`);
+  return filterCalled(name, v, [], new Map());
 }
 
-/** `options[key]` when given, `otherwise` when not (a given undefined stays undefined). */
-function kw(kwargs: ReadonlyMap<string, unknown>, key: string, otherwise: unknown): unknown {
-  return kwargs.has(key) ? kwargs.get(key) : otherwise;
+function option(args: readonly unknown[], i: number, kwargs: ReadonlyMap<string, unknown>, key: string, otherwise: unknown): unknown {
+  return i < args.length ? args[i] : kwargs.has(key) ? kwargs.get(key) : otherwise;
 }
 
-function arg(args: readonly unknown[], i: number, kwargs: ReadonlyMap<string, unknown>, key: string, otherwise: unknown): unknown {
-  return i < args.length ? args[i] : kw(kwargs, key, otherwise);
-}
-
-function tojsonCalled(v: unknown, kwargs: ReadonlyMap<string, unknown>): string {
-  const indent = kw(kwargs, 'indent', null);
-  if (indent !== null && kindOf(indent) !== Kind.Integer) throw new Error('If set, indent must be a number');
-  const ensureAscii = kw(kwargs, 'ensure_ascii', false);
-  if (typeof ensureAscii !== 'boolean') throw new Error('If set, ensure_ascii must be a boolean');
-  const sortKeys = kw(kwargs, 'sort_keys', false);
-  if (typeof sortKeys !== 'boolean') throw new Error('If set, sort_keys must be a boolean');
-  const sepArg = kw(kwargs, 'separators', null);
+function tojsonCalled(v: unknown, args: readonly unknown[], kwargs: ReadonlyMap<string, unknown>): string {
+  const ensureAscii = option(args, 0, kwargs, 'ensure_ascii', false);
+  const indent = option(args, 1, kwargs, 'indent', null);
+  const sepArg = option(args, 2, kwargs, 'separators', null);
+  const sortKeys = option(args, 3, kwargs, 'sort_keys', false);
   let separators: [string, string] | null = null;
   if (Array.isArray(sepArg)) {
-    if (sepArg.length !== 2) throw new Error('separators must be a tuple of two strings');
-    const [itemSep, keySep] = sepArg;
-    if (typeof itemSep !== 'string' || typeof keySep !== 'string') throw new Error('separators must be a tuple of two strings');
-    separators = [itemSep, keySep];
-  } else if (sepArg !== null) throw new Error('If set, separators must be a tuple of two strings');
-  return toJSON(v, indent as number | null, ensureAscii, separators, sortKeys, 0, true);
-}
-
-function selectAttr(select: boolean, items: unknown[], args: readonly unknown[]): unknown[] {
-  const name = select ? 'selectattr' : 'rejectattr';
-  if (items.some((item) => !isContainer(item))) throw new Error(`\`${name}\` can only be applied to array of objects`);
-  const [attrName, testName, value] = args as [string, string | undefined, unknown];
-  let test: TestFunction;
-  if (testName !== undefined) {
-    const found = TESTS.get(testName);
-    if (!found) throw new Error(`Unknown test: ${testName}`);
-    test = found;
-  } else test = (x) => truthy(x);
-  return items.filter((item) => {
-    const got = containerGet(item, attrName);
-    const result = got.found ? test(got.value, value) : false;
-    return select ? result : !result;
-  });
-}
-
-function mapAttr(items: unknown[], kwargs: ReadonlyMap<string, unknown>): unknown[] {
-  if (!kwargs.has('attribute')) throw new Error('`map` expressions without `attribute` set are not currently supported.');
-  const attribute = kwargs.get('attribute');
-  if (typeof attribute !== 'string') throw new Error('attribute must be a string');
-  const otherwise = kwargs.get('default');
-  return items.map((item) => {
-    if (!isContainer(item)) throw new Error('items in map must be an object');
-    const value = attributePath(item, attribute);
-    return value === undefined ? otherwise : value;
-  });
-}
-
-function sortCalled(items: unknown[], args: readonly unknown[], kwargs: ReadonlyMap<string, unknown>): unknown[] {
-  const reverse = arg(args, 0, kwargs, 'reverse', false);
-  if (typeof reverse !== 'boolean') throw new Error('reverse must be a boolean');
-  const caseSensitive = arg(args, 1, kwargs, 'case_sensitive', false);
-  if (typeof caseSensitive !== 'boolean') throw new Error('case_sensitive must be a boolean');
-  const attribute = arg(args, 2, kwargs, 'attribute', null);
-  const ak = kindOf(attribute);
-  if (ak !== Kind.String && ak !== Kind.Integer && ak !== Kind.Null) throw new Error('attribute must be a string, integer, or null');
-  const key = (item: unknown): unknown => (attribute === null ? item : attributePath(item, String(attribute)));
-  return items.slice().sort((a, b) => {
-    const result = compareValues(key(a), key(b), caseSensitive);
-    return reverse ? -result : result;
-  });
-}
-
-function indentCalled(s: string, args: readonly unknown[], kwargs: ReadonlyMap<string, unknown>): string {
-  const width = arg(args, 0, kwargs, 'width', 4);
-  if (kindOf(width) !== Kind.Integer) throw new Error('width must be a number');
-  const first = heldTruthy(arg(args, 1, kwargs, 'first', false));
-  const blank = heldTruthy(arg(args, 2, kwargs, 'blank', false));
-  const pad = ' '.repeat(width as number);
-  return s
-    .split('\n')
-    .map((x, i) => ((!first && i === 0) || (!blank && x.length === 0) ? x : pad + x))
-    .join('\n');
+    if (sepArg.length !== 2 || typeof sepArg[0] !== 'string' || typeof sepArg[1] !== 'string') fail('separators must be a pair of strings');
+    separators = [sepArg[0], sepArg[1]];
+  }
+  const indentValue = indent === null ? null : typeof indent === 'string' ? indent : Number(numeric(indent) ?? fail('indent must be an int'));
+  return toJSON(v, indentValue, truthy(ensureAscii), separators, truthy(sortKeys));
 }
 
 export function filterCalled(name: string, v: unknown, args: unknown[], kwargs: ReadonlyMap<string, unknown>): unknown {
-  if (name === 'tojson') return tojsonCalled(v, kwargs);
-  const k = kindOf(v);
-  if (name === 'join') {
-    let parts: string[];
-    if (k === Kind.String) parts = Array.from(v as string);
-    else if (k === Kind.Array || k === Kind.Tuple) parts = (v as unknown[]).map(joinText);
-    else throw new Error(`Cannot apply filter "${name}" to type: ${typeName(v)}`);
-    const separator = arg(args, 0, kwargs, 'separator', '');
-    if (typeof separator !== 'string') throw new Error('separator must be a string');
-    return parts.join(separator);
-  }
-  if (name === 'int' || name === 'float') {
-    const isInt = name === 'int';
-    const otherwise = arg(args, 0, kwargs, 'default', isInt ? 0 : new FloatBox(0));
-    if (k === Kind.String) {
-      const n = isInt ? parseInt(v as string, 10) : parseFloat(v as string);
-      return isNaN(n) ? otherwise : isInt ? n : floatResult(n);
+  const opt = (i: number, key: string, otherwise: unknown): unknown => option(args, i, kwargs, key, otherwise);
+  switch (name) {
+    case 'tojson':
+      return tojsonCalled(v, args, kwargs);
+    case 'safe':
+      return v;
+    case 'string':
+      return pyStr(v);
+    case 'length':
+    case 'count':
+      return length(v);
+    case 'trim':
+      return pyStrip(pyStr(v), (opt(0, 'chars', null) as string | null) ?? null, true, true);
+    case 'upper':
+      return pyStr(v).toUpperCase();
+    case 'lower':
+      return pyStr(v).toLowerCase();
+    case 'title':
+      return titleFilter(pyStr(v));
+    case 'capitalize':
+      return pyCapitalize(pyStr(v));
+    case 'replace': {
+      const count = opt(2, 'count', null);
+      return pyReplace(pyStr(v), pyStr(opt(0, 'old', '')), pyStr(opt(1, 'new', '')), count === null ? -1 : Number(count));
     }
-    if (k === Kind.Integer || k === Kind.Float) return v;
-    if (k === Kind.Boolean) return isInt ? (v ? 1 : 0) : new FloatBox(v ? 1 : 0);
-    throw new Error(`Cannot apply filter "${name}" to type: ${typeName(v)}`);
-  }
-  if (name === 'default') {
-    const otherwise = args.length > 0 ? args[0] : '';
-    const flag = arg(args, 1, kwargs, 'boolean', false);
-    if (typeof flag !== 'boolean') throw new Error('`default` filter flag must be a boolean');
-    return v === undefined || (flag && !truthy(v)) ? otherwise : v;
-  }
-  if (k === Kind.Array || k === Kind.Tuple) {
-    const items = v as unknown[];
-    switch (name) {
-      case 'sort':
-        return sortCalled(items, args, kwargs);
-      case 'selectattr':
-      case 'rejectattr':
-        return selectAttr(name === 'selectattr', items, args);
-      case 'map':
-        return mapAttr(items, kwargs);
+    case 'escape':
+    case 'e':
+    case 'forceescape':
+      return escapeHtml(pyStr(v));
+    case 'striptags':
+      return pyStr(v).replace(/<!--.*?-->|<[^>]*>/gs, '').split(/\s+/).filter(Boolean).join(' ');
+    case 'indent':
+      return indentFilter(pyStr(v), opt(0, 'width', 4), truthy(opt(1, 'first', false)), truthy(opt(2, 'blank', false)));
+    case 'center': {
+      const width = Number(opt(0, 'width', 80));
+      const s = pyStr(v);
+      const total = width - strLen(s);
+      if (total <= 0) return s;
+      const left = Math.floor(total / 2) + (total & width & 1);
+      return ' '.repeat(left) + s + ' '.repeat(total - left);
     }
-    throw new Error(`Unknown ArrayValue filter: ${name}`);
-  }
-  if (k === Kind.String) {
-    if (name === 'indent') return indentCalled(v as string, args, kwargs);
-    if (name === 'replace') return replaceMethod(v as string, [...args, new Kwargs(new Map(kwargs))]);
-    throw new Error(`Unknown StringValue filter: ${name}`);
-  }
-  if (k === Kind.Object) {
-    if (name === 'get' || name === 'items' || name === 'keys' || name === 'values' || name === 'dictsort') {
-      const withKw = kwargs.size > 0 ? [...args, new Kwargs(new Map(kwargs))] : args;
-      return objectMethod(v as Record<string, unknown>, name, withKw);
+    case 'truncate':
+      return truncate(pyStr(v), Number(opt(0, 'length', 255)), truthy(opt(1, 'killwords', false)), pyStr(opt(2, 'end', '...')), Number(opt(3, 'leeway', 5)));
+    case 'wordcount':
+      return wordcount(pyStr(v));
+    case 'format': {
+      if (kwargs.size > 0 && args.length > 0) fail("can't handle positional and keyword arguments at the same time");
+      const values = kwargs.size > 0 ? Object.fromEntries(kwargs) : makeTuple(args.slice());
+      return percentFormat(pyStr(v), values);
     }
-    throw new Error(`Unknown ObjectValue filter: ${name}`);
+    case 'default':
+    case 'd': {
+      const otherwise = opt(0, 'default_value', '');
+      const boolean = truthy(opt(1, 'boolean', false));
+      return v === undefined || (boolean && !truthy(v)) ? otherwise : v;
+    }
+    case 'list':
+      return toList(v);
+    case 'first': {
+      const items = toList(v);
+      return items.length > 0 ? items[0] : undefined;
+    }
+    case 'last': {
+      const items = typeof v === 'string' ? chars(v) : Array.isArray(v) ? v : toList(v);
+      return items.length > 0 ? items[items.length - 1] : undefined;
+    }
+    case 'reverse':
+      if (typeof v === 'string') return chars(v).reverse().join('');
+      return toList(v).reverse();
+    case 'join':
+      return joinFilter(v, pyStr(opt(0, 'd', '')), opt(1, 'attribute', null));
+    case 'sort':
+      return sortFilter(v, truthy(opt(0, 'reverse', false)), truthy(opt(1, 'case_sensitive', false)), opt(2, 'attribute', null));
+    case 'unique':
+      return uniqueFilter(v, truthy(opt(0, 'case_sensitive', false)), opt(1, 'attribute', null));
+    case 'dictsort':
+      return dictsort(v, truthy(opt(0, 'case_sensitive', false)), String(opt(1, 'by', 'key')), truthy(opt(2, 'reverse', false)));
+    case 'items':
+      if (v === undefined) return [];
+      if (kindOf(v) !== Kind.Object) fail(`Can only get item pairs from a mapping.`);
+      return dictKeys(v as object).map((k) => makeTuple([k, dictGet(v as object, k)]));
+    case 'map':
+      return mapFilter(v, args, kwargs);
+    case 'select':
+    case 'reject':
+      return selectFilter(v, args, name === 'select', false);
+    case 'selectattr':
+    case 'rejectattr':
+      return selectFilter(v, args, name === 'selectattr', true);
+    case 'attr':
+      return readAttr(v, pyStr(args[0]));
+    case 'int':
+      return intFilter(v, opt(0, 'default', 0), Number(opt(1, 'base', 10)));
+    case 'float':
+      return floatFilter(v, opt(0, 'default', new FloatBox(0)));
+    case 'abs': {
+      const n = numeric(v);
+      if (n === null) return fail(`bad operand type for abs(): '${pyTypeName(v)}'`);
+      if (typeof n === 'bigint') return n < 0n ? -n : n;
+      return v instanceof FloatBox || !Number.isInteger(n) ? floatOf(Math.abs(n)) : Math.abs(n);
+    }
+    case 'round':
+      return roundFilter(v, Number(opt(0, 'precision', 0)), String(opt(1, 'method', 'common')));
+    case 'min':
+    case 'max':
+      return minMax(v, name === 'max', truthy(opt(0, 'case_sensitive', false)), opt(1, 'attribute', null));
+    case 'sum':
+      return sum(v, opt(0, 'attribute', null), opt(1, 'start', 0));
+    case 'batch': {
+      const size = Number(opt(0, 'linecount', 1));
+      const items = toList(v);
+      const out: unknown[][] = [];
+      for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+      const fill = opt(1, 'fill_with', null);
+      const last = out.at(-1);
+      if (fill !== null && last && last.length < size) while (last.length < size) last.push(fill);
+      return out;
+    }
+    case 'bool':
+      return truthy(v);
+    case 'pprint':
+      return pyStr(v);
   }
-  if (k === Kind.Kwargs) return fallback('filter on keyword arguments');
-  throw new Error(`Cannot apply filter "${name}" to type: ${typeName(v)}`);
+  return fail(`No filter named '${name}'.`);
 }
+
+export { isSpace };

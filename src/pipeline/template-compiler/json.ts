@@ -1,52 +1,71 @@
 /**
- * The library's toJSON (used by `tojson`, the `string` filter and by printing containers), on
- * plain values: Python-style `", "` / `": "` separators unless indenting (then `","`), keys in
- * insertion order unless sort_keys (then localeCompare), ensure_ascii escaping every UTF-16 unit
- * from U+007F up, and undefined as `null` (tojson) or `undefined` (printing).
+ * transformers' `tojson` filter: Python's `json.dumps(x, ensure_ascii=False, indent=None,
+ * separators=None, sort_keys=False)` (chat_template_utils.py). Separators default to `", "` /
+ * `": "` (`","` between items when indenting), floats print as Python's repr (`1.0`, `1e-07`),
+ * ints of any size, ensure_ascii escapes everything outside U+0020–U+007E, and a value json.dumps
+ * cannot serialize (Undefined, a namespace, a function) raises TypeError.
  */
-import { FloatBox, Kind, Namespace, kindOf, typeName } from './values.js';
+import { fail, floatRepr, pyStr, pyTypeName } from './py.js';
+import { FloatBox, Kind, dictGet, dictKeys, kindOf } from './values.js';
 
-const NON_ASCII = /[\x7f-\uffff]/g;
-/** What JSON.stringify would escape (quotes, backslashes, controls, any surrogate to be safe). */
-const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+const ESCAPES: Record<string, string> = {
+  '"': '\\"',
+  '\\': '\\\\',
+  '\n': '\\n',
+  '\r': '\\r',
+  '\t': '\\t',
+  '\b': '\\b',
+  '\f': '\\f',
+};
 
-function asciiSafe(json: string): string {
-  return json.replace(NON_ASCII, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
+const NEEDS_ESCAPE = /["\\\u0000-\u001f]/;
+const NEEDS_ESCAPE_ASCII = /["\\\u0000-\u001f\u007f-\uffff]/;
+
+function escapeUnit(c: string): string {
+  return ESCAPES[c] ?? '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0');
 }
 
-function quote(s: string, ensureAscii: boolean): string {
-  const json = NEEDS_ESCAPE.test(s) ? JSON.stringify(s) : '"' + s + '"';
-  return ensureAscii ? asciiSafe(json) : json;
+export function quote(s: string, ensureAscii: boolean): string {
+  if (!(ensureAscii ? NEEDS_ESCAPE_ASCII : NEEDS_ESCAPE).test(s)) return '"' + s + '"';
+  // Per UTF-16 unit: an astral character becomes its surrogate pair, as Python writes it.
+  return '"' + s.replace(ensureAscii ? /["\\\u0000-\u001f\u007f-\uffff]/g : /["\\\u0000-\u001f]/g, escapeUnit) + '"';
 }
 
-/** The options of one tojson call, shared by the whole walk. */
 interface Style {
-  readonly indent: number | null;
+  readonly indent: string | null;
   readonly ensureAscii: boolean;
   readonly itemSep: string;
   readonly keySep: string;
   readonly sortKeys: boolean;
-  readonly undefinedToNull: boolean;
+}
+
+function floatJson(x: number): string {
+  if (Number.isNaN(x)) return 'NaN';
+  if (!Number.isFinite(x)) return x > 0 ? 'Infinity' : '-Infinity';
+  return floatRepr(x);
+}
+
+/** A dict key as json.dumps writes it: str as is, int/float/bool/None converted. */
+function keyText(k: string): string {
+  return k;
 }
 
 export function toJSON(
   v: unknown,
-  indent: number | null,
+  indent: number | string | null,
   ensureAscii: boolean,
   separators: readonly [string, string] | null,
   sortKeys: boolean,
-  depth: number,
-  undefinedToNull: boolean,
 ): string {
+  const unit = indent === null ? null : typeof indent === 'number' ? ' '.repeat(Math.max(indent, 0)) : indent;
   const style: Style = {
-    indent,
+    indent: unit,
     ensureAscii,
-    itemSep: separators ? separators[0] : indent ? ',' : ', ',
+    itemSep: separators ? separators[0] : unit !== null ? ',' : ', ',
     keySep: separators ? separators[1] : ': ',
     sortKeys,
-    undefinedToNull,
   };
-  return write(v, style, depth);
+  return write(v, style, 0);
 }
 
 function write(v: unknown, style: Style, depth: number): string {
@@ -54,33 +73,24 @@ function write(v: unknown, style: Style, depth: number): string {
     case 'string':
       return quote(v, style.ensureAscii);
     case 'number':
-      return JSON.stringify(v);
+      return Number.isInteger(v) ? pyStr(v) : floatJson(v);
+    case 'bigint':
+      return v.toString();
     case 'boolean':
       return v ? 'true' : 'false';
-    case 'undefined':
-      return style.undefinedToNull ? 'null' : 'undefined';
   }
-  switch (kindOf(v)) {
-    case Kind.Null:
-      return 'null';
-    case Kind.Float:
-      return JSON.stringify((v as FloatBox).v);
-    case Kind.Array:
-    case Kind.Object:
-    case Kind.Namespace:
-      return container(v as object, style, depth);
-    default:
-      throw new Error(`Cannot convert to JSON: ${typeName(v)}`);
-  }
+  if (v === null) return 'null';
+  if (v instanceof FloatBox) return floatJson(v.v);
+  const k = kindOf(v);
+  if (k === Kind.Array || k === Kind.Tuple || k === Kind.Object) return container(v as object, style, depth);
+  return fail(`Object of type ${pyTypeName(v)} is not JSON serializable`);
 }
 
 function container(v: object, style: Style, depth: number): string {
-  const indent = style.indent;
+  const unit = style.indent;
   let base = '';
   let child = '';
-  // Only containers build the indent (a negative one throws here, as in the library).
-  if (indent) {
-    const unit = ' '.repeat(indent);
+  if (unit !== null) {
     base = '\n' + unit.repeat(depth);
     child = base + unit;
   }
@@ -88,22 +98,29 @@ function container(v: object, style: Style, depth: number): string {
     if (v.length === 0) return '[]';
     let out = '';
     for (let i = 0; i < v.length; i++) {
-      if (i > 0) out += indent ? style.itemSep + child : style.itemSep;
-      out += write(v[i], style, depth + 1);
+      if (i > 0) out += style.itemSep;
+      out += child + write(v[i], style, depth + 1);
     }
-    return indent ? '[' + child + out + base + ']' : '[' + out + ']';
+    return '[' + out + base + ']';
   }
-  const map = v instanceof Namespace ? v.m : null;
-  const keys = map ? [...map.keys()] : Object.keys(v);
+  const keys = dictKeys(v);
   if (keys.length === 0) return '{}';
-  if (style.sortKeys) keys.sort((a, b) => a.localeCompare(b));
+  if (style.sortKeys) keys.sort(comparePython);
   let out = '';
   for (let i = 0; i < keys.length; i++) {
-    const k = keys[i];
+    const key = keys[i];
     if (i > 0) out += style.itemSep;
-    if (indent) out += child;
-    const value = map ? map.get(k) : (v as Record<string, unknown>)[k];
-    out += quote(k, style.ensureAscii) + style.keySep + write(value, style, depth + 1);
+    out += child + quote(keyText(key), style.ensureAscii) + style.keySep + write(dictGet(v, key), style, depth + 1);
   }
-  return indent ? '{' + out + base + '}' : '{' + out + '}';
+  return '{' + out + base + '}';
+}
+
+function comparePython(a: string, b: string): number {
+  const x = Array.from(a);
+  const y = Array.from(b);
+  const n = Math.min(x.length, y.length);
+  for (let i = 0; i < n; i++) {
+    if (x[i] !== y[i]) return (x[i].codePointAt(0) as number) - (y[i].codePointAt(0) as number);
+  }
+  return x.length - y.length;
 }

@@ -1,201 +1,403 @@
 /**
- * The builtin methods of strings and objects (StringValue.builtins / ObjectValue.builtins), with
- * the library's argument handling: `args` are the positional arguments followed by a Kwargs when
- * keywords were given. strip/lstrip/rstrip ignore their arguments and trim all whitespace, as the
- * library does.
+ * Python's methods of str, dict and list that templates call (`content.strip('\n')`,
+ * `text.split('</think>')`, `d.get(k, default)`, `d.items()`), with Python's argument handling:
+ * `args` are the positional arguments followed by a Kwargs when keywords were given. The immutable
+ * sandbox leaves out the methods that modify a list or dict (they read as Undefined there).
  */
-import { compareValues } from './operators.js';
-import { Kind, Kwargs, Namespace, fallback, hasOwn, kindOf, typeName } from './values.js';
+import { percentFormat } from './percent-format.js';
+import { chars, fail, isSpace, pyCapitalize, pyEquals, pyStr, pyStrip, pyTitle, pyTypeName, strLen } from './py.js';
+import { Kind, Kwargs, Namespace, dictGet, dictHas, dictKeys, kindOf, makeTuple } from './values.js';
 
 export const STRING_METHODS: ReadonlySet<string> = new Set([
   'upper',
   'lower',
   'strip',
+  'lstrip',
+  'rstrip',
   'title',
   'capitalize',
-  'rstrip',
-  'lstrip',
+  'swapcase',
+  'casefold',
   'startswith',
   'endswith',
   'split',
+  'rsplit',
+  'splitlines',
   'replace',
+  'join',
+  'find',
+  'rfind',
+  'index',
+  'rindex',
+  'count',
+  'isdigit',
+  'isnumeric',
+  'isdecimal',
+  'isalpha',
+  'isalnum',
+  'isspace',
+  'islower',
+  'isupper',
+  'istitle',
+  'zfill',
+  'ljust',
+  'rjust',
+  'center',
+  'partition',
+  'rpartition',
+  'removeprefix',
+  'removesuffix',
+  'format',
+  'encode',
 ]);
 
-export const OBJECT_METHODS: ReadonlySet<string> = new Set(['get', 'items', 'keys', 'values', 'dictsort']);
+/** dict attributes that shadow keys of the same name (`d.items` is the method). */
+export const DICT_METHODS: ReadonlySet<string> = new Set([
+  'get',
+  'items',
+  'keys',
+  'values',
+  'copy',
+  'update',
+  'pop',
+  'popitem',
+  'setdefault',
+  'clear',
+  'fromkeys',
+]);
 
-export function titleCase(s: string): string {
-  return s.replace(/\b\w/g, (c) => c.toUpperCase());
+export const LIST_METHODS: ReadonlySet<string> = new Set(['index', 'count', 'append', 'extend', 'insert', 'pop', 'remove', 'reverse', 'sort', 'clear', 'copy']);
+
+/** Methods the immutable sandbox refuses to call (SecurityError). */
+const MUTATING = new Set(['update', 'pop', 'popitem', 'setdefault', 'clear', 'append', 'extend', 'insert', 'remove', 'reverse', 'sort']);
+
+export function splitArgs(args: readonly unknown[]): { positional: unknown[]; keywords: Map<string, unknown> } {
+  const last = args.at(-1);
+  if (last instanceof Kwargs) return { positional: args.slice(0, -1), keywords: last.m };
+  return { positional: args.slice(), keywords: new Map() };
 }
 
-function affix(self: string, args: unknown[], name: 'startswith' | 'endswith'): boolean {
-  if (args.length === 0) throw new Error(`${name}() requires at least one argument`);
-  const test = name === 'startswith' ? (p: string) => self.startsWith(p) : (p: string) => self.endsWith(p);
-  const pattern = args[0];
+function argOf(a: { positional: unknown[]; keywords: Map<string, unknown> }, i: number, name: string, otherwise: unknown): unknown {
+  if (i < a.positional.length) return a.positional[i];
+  return a.keywords.has(name) ? a.keywords.get(name) : otherwise;
+}
+
+function strArg(v: unknown, what: string): string {
+  if (typeof v !== 'string') fail(`${what} must be str, not ${pyTypeName(v)}`);
+  return v;
+}
+
+function optChars(v: unknown): string | null {
+  if (v === null || v === undefined) return null;
+  return strArg(v, 'strip arg');
+}
+
+function affix(self: string, a: ReturnType<typeof splitArgs>, name: 'startswith' | 'endswith'): boolean {
+  const pattern = argOf(a, 0, 'prefix', undefined);
+  const start = argOf(a, 1, 'start', null);
+  const end = argOf(a, 2, 'end', null);
+  let s = self;
+  if (start !== null || end !== null) {
+    const cs = chars(self);
+    s = cs.slice(start === null ? 0 : Number(start), end === null ? cs.length : Number(end)).join('');
+  }
+  const test = name === 'startswith' ? (p: string) => s.startsWith(p) : (p: string) => s.endsWith(p);
   if (typeof pattern === 'string') return test(pattern);
   if (Array.isArray(pattern)) {
-    for (const item of pattern) {
-      if (typeof item !== 'string') throw new Error(`${name}() tuple elements must be strings`);
-      if (test(item)) return true;
-    }
-    return false;
+    return pattern.some((p) => test(strArg(p, `${name} first arg`)));
   }
-  throw new Error(`${name}() argument must be a string or tuple of strings`);
+  return fail(`${name} first arg must be str or a tuple of str, not ${pyTypeName(pattern)}`);
 }
 
-function split(self: string, args: unknown[]): string[] {
-  const sep = args.length > 0 ? args[0] : null;
-  if (typeof sep !== 'string' && sep !== null) throw new Error('sep argument must be a string or null');
-  const maxsplit = args.length > 1 ? args[1] : -1;
-  if (kindOf(maxsplit) !== Kind.Integer) throw new Error('maxsplit argument must be a number');
-  const max = maxsplit as number;
-  let result: string[] = [];
-  if (sep === null) {
-    const text = self.trimStart();
-    for (const match of text.matchAll(/\S+/g)) {
-      if (max !== -1 && result.length >= max) {
-        result.push(match[0] + text.slice(match.index + match[0].length));
+/** str.split / rsplit. */
+export function pySplit(self: string, sep: unknown, maxsplit: unknown, fromRight = false): string[] {
+  const max = maxsplit === undefined || maxsplit === null ? -1 : Number(maxsplit);
+  if (sep === null || sep === undefined) {
+    const words: string[] = [];
+    let i = 0;
+    const cs = chars(self);
+    if (fromRight) cs.reverse();
+    while (i < cs.length) {
+      while (i < cs.length && isSpace(cs[i])) i++;
+      if (i >= cs.length) break;
+      if (max >= 0 && words.length >= max) {
+        let rest = cs.slice(i);
+        // Trailing whitespace of the remainder is kept except at the string's end.
+        let end = rest.length;
+        while (end > 0 && isSpace(rest[end - 1])) end--;
+        rest = rest.slice(0, end);
+        words.push((fromRight ? rest.reverse() : rest).join(''));
         break;
       }
-      result.push(match[0]);
+      let j = i;
+      while (j < cs.length && !isSpace(cs[j])) j++;
+      const word = cs.slice(i, j);
+      words.push((fromRight ? word.reverse() : word).join(''));
+      i = j;
     }
-  } else {
-    if (sep === '') throw new Error('empty separator');
-    result = self.split(sep);
-    if (max !== -1 && result.length > max) result.push(result.splice(max).join(sep));
+    return fromRight ? words.reverse() : words;
   }
-  return result;
+  const s = strArg(sep, 'sep');
+  if (s === '') fail('empty separator');
+  const parts = self.split(s);
+  if (max < 0 || parts.length <= max + 1) return parts;
+  if (fromRight) return [parts.slice(0, parts.length - max).join(s), ...parts.slice(parts.length - max)];
+  return [...parts.slice(0, max), parts.slice(max).join(s)];
 }
 
-function escapeRegExp(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+export function pySplitlines(self: string, keepends = false): string[] {
+  const out: string[] = [];
+  const re = /\r\n|[\n\r\u000b\u000c\u001c\u001d\u001e\u0085\u2028\u2029]/g;
+  let last = 0;
+  for (const m of self.matchAll(re)) {
+    const end = (m.index as number) + m[0].length;
+    out.push(self.slice(last, keepends ? end : m.index));
+    last = end;
+  }
+  if (last < self.length) out.push(self.slice(last));
+  return out;
 }
 
-/** The library's replace(): `count` occurrences (all when null or negative), matched per code point. */
-export function replaceText(s: string, old: string, replacement: string, count: number | null): string {
+/** str.replace(old, new, count=-1), by code point for an empty `old`. */
+export function pyReplace(s: string, old: string, replacement: string, count: number): string {
   if (count === 0) return s;
-  let remaining = count === null || count < 0 ? Infinity : count;
-  const pattern = old.length === 0 ? /(?=)/gu : new RegExp(escapeRegExp(old), 'gu');
-  return s.replaceAll(pattern, (match) => {
-    if (remaining > 0) {
-      --remaining;
-      return replacement;
+  if (old === '') {
+    const cs = chars(s);
+    let out = '';
+    let n = 0;
+    for (let i = 0; i <= cs.length; i++) {
+      if (count < 0 || n < count) {
+        out += replacement;
+        n++;
+      }
+      if (i < cs.length) out += cs[i];
     }
-    return match;
+    return out;
+  }
+  if (count < 0) return s.split(old).join(replacement);
+  let out = '';
+  let from = 0;
+  for (let n = 0; n < count; n++) {
+    const at = s.indexOf(old, from);
+    if (at < 0) break;
+    out += s.slice(from, at) + replacement;
+    from = at + old.length;
+  }
+  return out + s.slice(from);
+}
+
+function find(self: string, sub: string, fromRight: boolean): number {
+  const at = fromRight ? self.lastIndexOf(sub) : self.indexOf(sub);
+  return at < 0 ? -1 : strLen(self.slice(0, at));
+}
+
+function countOf(self: string, sub: string): number {
+  if (sub === '') return strLen(self) + 1;
+  return self.split(sub).length - 1;
+}
+
+function justify(self: string, a: ReturnType<typeof splitArgs>, how: 'l' | 'r' | 'c'): string {
+  const width = Number(argOf(a, 0, 'width', 0));
+  const fill = strArg(argOf(a, 1, 'fillchar', ' '), 'fillchar');
+  const n = strLen(self);
+  if (width <= n) return self;
+  const total = width - n;
+  if (how === 'l') return self + fill.repeat(total);
+  if (how === 'r') return fill.repeat(total) + self;
+  // Python centres with the extra fill on the right when the string's length is even... on the left when odd.
+  const left = Math.floor(total / 2) + (total & width & 1);
+  return fill.repeat(left) + self + fill.repeat(total - left);
+}
+
+/** str.format with positional `{}` / `{0}` and keyword `{name}` fields (no format specs beyond str()). */
+function strFormat(self: string, a: ReturnType<typeof splitArgs>): string {
+  let auto = 0;
+  return self.replace(/\{\{|\}\}|\{([^{}:!]*)(?:![rsa])?(?::([^{}]*))?\}/g, (m, field: string | undefined, spec: string | undefined) => {
+    if (m === '{{') return '{';
+    if (m === '}}') return '}';
+    let value: unknown;
+    if (field === undefined || field === '') value = a.positional[auto++];
+    else if (/^\d+$/.test(field)) value = a.positional[Number(field)];
+    else value = a.keywords.get(field);
+    if (spec) return percentFormat(`%${spec.replace(/^([<>^])/, '')}${/[a-z%]$/i.test(spec) ? '' : 's'}`, value);
+    return pyStr(value);
   });
 }
 
-export function replaceMethod(self: string, args: unknown[]): string {
-  if (args.length < 2) throw new Error('replace() requires at least two arguments');
-  const [old, replacement] = args;
-  if (typeof old !== 'string' || typeof replacement !== 'string') throw new Error('replace() arguments must be strings');
-  let count: unknown = null;
-  if (args.length > 2) count = args[2] instanceof Kwargs ? (args[2].m.has('count') ? args[2].m.get('count') : null) : args[2];
-  // A stored undefined is an UndefinedValue, which the type check below refuses.
-  if (count !== null && kindOf(count) !== Kind.Integer) throw new Error('replace() count argument must be a number or null');
-  return replaceText(self, old, replacement, count as number | null);
-}
-
-function stringMethod(self: string, name: string, args: unknown[]): unknown {
+function stringMethod(self: string, name: string, args: readonly unknown[]): unknown {
+  const a = splitArgs(args);
   switch (name) {
     case 'upper':
       return self.toUpperCase();
     case 'lower':
       return self.toLowerCase();
+    case 'casefold':
+      return self.toLowerCase();
+    case 'swapcase':
+      return chars(self)
+        .map((c) => (c === c.toUpperCase() ? c.toLowerCase() : c.toUpperCase()))
+        .join('');
     case 'strip':
-      return self.trim();
-    case 'title':
-      return titleCase(self);
-    case 'capitalize':
-      return self.charAt(0).toUpperCase() + self.slice(1);
-    case 'rstrip':
-      return self.trimEnd();
+      return pyStrip(self, optChars(argOf(a, 0, 'chars', null)), true, true);
     case 'lstrip':
-      return self.trimStart();
+      return pyStrip(self, optChars(argOf(a, 0, 'chars', null)), true, false);
+    case 'rstrip':
+      return pyStrip(self, optChars(argOf(a, 0, 'chars', null)), false, true);
+    case 'title':
+      return pyTitle(self);
+    case 'capitalize':
+      return pyCapitalize(self);
     case 'startswith':
     case 'endswith':
-      return affix(self, args, name);
+      return affix(self, a, name);
     case 'split':
-      return split(self, args);
-    case 'replace':
-      return replaceMethod(self, args);
-  }
-  throw new Error(`Cannot call something that is not a function: got ${name === 'length' ? 'IntegerValue' : 'UndefinedValue'}`);
-}
-
-function entries(o: Record<string, unknown>): unknown[][] {
-  return Object.keys(o).map((k) => [k, o[k]]);
-}
-
-function dictsort(o: Record<string, unknown>, args: unknown[]): unknown[][] {
-  let kwargs = new Map<string, unknown>();
-  const positional = args.filter((a) => {
-    if (a instanceof Kwargs) {
-      kwargs = a.m;
-      return false;
+    case 'rsplit':
+      return pySplit(self, argOf(a, 0, 'sep', null), argOf(a, 1, 'maxsplit', -1), name === 'rsplit');
+    case 'splitlines':
+      return pySplitlines(self, !!argOf(a, 0, 'keepends', false));
+    case 'replace': {
+      const count = argOf(a, 2, 'count', -1);
+      return pyReplace(self, strArg(argOf(a, 0, 'old', undefined), 'replace() argument 1'), strArg(argOf(a, 1, 'new', undefined), 'replace() argument 2'), Number(count));
     }
-    return true;
-  });
-  const option = (i: number, key: string, otherwise: unknown): unknown =>
-    i < positional.length ? positional[i] : kwargs.has(key) ? kwargs.get(key) : otherwise;
-  const caseSensitive = option(0, 'case_sensitive', false);
-  if (typeof caseSensitive !== 'boolean') throw new Error('case_sensitive must be a boolean');
-  const by = option(1, 'by', 'key');
-  if (typeof by !== 'string') throw new Error('by must be a string');
-  if (by !== 'key' && by !== 'value') throw new Error("by must be either 'key' or 'value'");
-  const reverse = option(2, 'reverse', false);
-  if (typeof reverse !== 'boolean') throw new Error('reverse must be a boolean');
-  const index = by === 'key' ? 0 : 1;
-  return entries(o).sort((a, b) => {
-    const result = compareValues(a[index], b[index], caseSensitive);
-    return reverse ? -result : result;
-  });
+    case 'join': {
+      const items = argOf(a, 0, 'iterable', undefined);
+      const list = typeof items === 'string' ? chars(items) : Array.isArray(items) ? items : kindOf(items) === Kind.Object ? dictKeys(items as object) : fail(`can only join an iterable`);
+      return list.map((x, i) => (typeof x === 'string' ? x : fail(`sequence item ${i}: expected str instance, ${pyTypeName(x)} found`))).join(self);
+    }
+    case 'find':
+    case 'rfind':
+    case 'index':
+    case 'rindex': {
+      const at = find(self, strArg(argOf(a, 0, 'sub', undefined), 'sub'), name.startsWith('r'));
+      if (at < 0 && name.endsWith('index')) fail('substring not found');
+      return at;
+    }
+    case 'count':
+      return countOf(self, strArg(argOf(a, 0, 'sub', undefined), 'sub'));
+    case 'isdigit':
+    case 'isnumeric':
+    case 'isdecimal':
+      return self !== '' && /^\p{Nd}+$/u.test(self);
+    case 'isalpha':
+      return self !== '' && /^\p{L}+$/u.test(self);
+    case 'isalnum':
+      return self !== '' && /^[\p{L}\p{N}]+$/u.test(self);
+    case 'isspace':
+      return self !== '' && chars(self).every(isSpace);
+    case 'islower':
+      return /\p{Ll}/u.test(self) && self === self.toLowerCase();
+    case 'isupper':
+      return /\p{Lu}/u.test(self) && self === self.toUpperCase();
+    case 'istitle':
+      return self !== '' && pyTitle(self) === self && /\p{L}/u.test(self);
+    case 'zfill': {
+      const width = Number(argOf(a, 0, 'width', 0));
+      const sign = /^[+-]/.test(self) ? self[0] : '';
+      const rest = sign ? self.slice(1) : self;
+      return sign + rest.padStart(Math.max(width - sign.length, 0) + rest.length - strLen(rest), '0');
+    }
+    case 'ljust':
+      return justify(self, a, 'l');
+    case 'rjust':
+      return justify(self, a, 'r');
+    case 'center':
+      return justify(self, a, 'c');
+    case 'partition':
+    case 'rpartition': {
+      const sep = strArg(argOf(a, 0, 'sep', undefined), 'sep');
+      const at = name === 'partition' ? self.indexOf(sep) : self.lastIndexOf(sep);
+      if (at < 0) return makeTuple(name === 'partition' ? [self, '', ''] : ['', '', self]);
+      return makeTuple([self.slice(0, at), sep, self.slice(at + sep.length)]);
+    }
+    case 'removeprefix': {
+      const p = strArg(argOf(a, 0, 'prefix', undefined), 'prefix');
+      return p !== '' && self.startsWith(p) ? self.slice(p.length) : self;
+    }
+    case 'removesuffix': {
+      const p = strArg(argOf(a, 0, 'suffix', undefined), 'suffix');
+      return p !== '' && self.endsWith(p) ? self.slice(0, -p.length) : self;
+    }
+    case 'format':
+      return strFormat(self, a);
+  }
+  return fail(`'str' object has no attribute '${name}'`);
 }
 
-export function objectMethod(o: Record<string, unknown>, name: string, args: unknown[]): unknown {
+function dictMethod(o: object, name: string, args: readonly unknown[]): unknown {
+  const a = splitArgs(args);
   switch (name) {
     case 'get': {
-      if (args.length === 0) return fallback('get() without a key');
-      const key = args[0];
-      if (typeof key !== 'string') throw new Error(`Object key must be a string: got ${typeName(key)}`);
-      if (hasOwn(o, key)) return o[key];
-      if (args.length < 2) return null;
-      return args[1] instanceof Kwargs ? fallback('get() default given as keyword') : args[1];
+      if (a.positional.length === 0) fail('get expected at least 1 argument, got 0');
+      const key = a.positional[0];
+      const otherwise = a.positional.length > 1 ? a.positional[1] : null;
+      return typeof key === 'string' && dictHas(o, key) ? dictGet(o, key) : otherwise;
     }
     case 'items':
-      return entries(o);
+      return dictKeys(o).map((k) => makeTuple([k, dictGet(o, k)]));
     case 'keys':
-      return Object.keys(o);
+      return dictKeys(o);
     case 'values':
-      return Object.keys(o).map((k) => o[k]);
-    case 'dictsort':
-      return dictsort(o, args);
+      return dictKeys(o).map((k) => dictGet(o, k));
+    case 'copy':
+      return Object.fromEntries(dictKeys(o).map((k) => [k, dictGet(o, k)]));
   }
-  throw new Error('Cannot call something that is not a function: got UndefinedValue');
+  return fail(`SecurityError: access to attribute '${name}' of 'dict' object is unsafe.`);
 }
 
-/** Calls a function value, or throws as the interpreter does for anything else. */
+function listMethod(items: readonly unknown[], name: string, args: readonly unknown[]): unknown {
+  const a = splitArgs(args);
+  switch (name) {
+    case 'index': {
+      const at = items.findIndex((x) => pyEquals(x, a.positional[0]));
+      if (at < 0) fail(`${pyStr(a.positional[0])} is not in list`);
+      return at;
+    }
+    case 'count':
+      return items.filter((x) => pyEquals(x, a.positional[0])).length;
+    case 'copy':
+      return items.slice();
+  }
+  return fail(`SecurityError: access to attribute '${name}' of 'list' object is unsafe.`);
+}
+
+/** Calls a function value, or raises as Python does for anything else. */
 export function callValue(fn: unknown, args: unknown[]): unknown {
-  if (typeof fn !== 'function') throw new Error(`Cannot call something that is not a function: got ${typeName(fn)}`);
+  if (fn === undefined) return fail("UndefinedError: 'jinja2.runtime.Undefined object' is not callable");
+  if (typeof fn !== 'function') return fail(`'${pyTypeName(fn)}' object is not callable`);
   return (fn as (args: unknown[]) => unknown)(args);
 }
 
-/** `self.name(args)`: the member lookup of evaluateMemberExpression, then the call. */
+/** `self.name(args)`: jinja2's attribute lookup, then the call. */
 export function callMethod(self: unknown, name: string, args: unknown[]): unknown {
-  if (typeof self === 'string') return stringMethod(self, name, args);
+  if (typeof self === 'string') {
+    if (STRING_METHODS.has(name)) return stringMethod(self, name, args);
+    return callValue(undefined, args);
+  }
   switch (kindOf(self)) {
+    case Kind.Undefined:
+      return fail(`UndefinedError: 'jinja2.runtime.Undefined object' has no attribute '${name}'`);
     case Kind.Object: {
-      const o = self as Record<string, unknown>;
-      if (hasOwn(o, name)) return callValue(o[name], args);
-      return objectMethod(o, name, args);
+      const o = self as object;
+      if (DICT_METHODS.has(name)) {
+        if (MUTATING.has(name)) return fail(`SecurityError: access to attribute '${name}' of 'dict' object is unsafe.`);
+        return dictMethod(o, name, args);
+      }
+      return callValue(dictGet(o, name), args);
     }
     case Kind.Namespace:
       return callValue((self as Namespace).m.get(name), args);
     case Kind.Array:
     case Kind.Tuple:
-      return callValue(name === 'length' ? (self as unknown[]).length : undefined, args);
-    case Kind.Kwargs:
-      return fallback('method of keyword arguments');
+      if (LIST_METHODS.has(name)) {
+        if (MUTATING.has(name)) return fail(`SecurityError: access to attribute '${name}' of 'list' object is unsafe.`);
+        return listMethod(self as unknown[], name, args);
+      }
+      return callValue(undefined, args);
     default:
       return callValue(undefined, args);
   }
 }
+
+/** A string's own title-casing, for the `title` filter. */
+export const titleCase = pyTitle;
+export { strLen };

@@ -1,139 +1,158 @@
 /**
- * Binary and unary operators with the interpreter's exact typing and error texts
- * (Interpreter.evaluateBinaryExpression / evaluateUnaryExpression), plus the fast paths compiled
- * code calls for the common string and number cases. `and`, `or` and `not` are compiled inline.
+ * Binary and unary operators as jinja2 evaluates them: Python's operators on Python values, and
+ * jinja2's Undefined, which turns into '' under `~`, equals only another Undefined, holds nothing
+ * for `in`, and raises UndefinedError under arithmetic and ordering. `and`, `or` and `not` are
+ * compiled inline.
  */
-import { jsString } from './text.js';
-import {
-  FloatBox,
-  Kind,
-  fallback,
-  floatResult,
-  hasOwn,
-  intResult,
-  kindOf,
-  num,
-  typeName,
-} from './values.js';
+import { percentFormat } from './percent-format.js';
+import { fail, floatOf, intOf, numeric, pyCompare, pyEquals, pyStr, pyTypeName } from './py.js';
+import { FloatBox, Kind, dictHas, kindOf, makeTuple as tupleOf } from './values.js';
 
-const isNumber = (k: Kind): boolean => k === Kind.Integer || k === Kind.Float;
-const isNumericLike = (k: Kind): boolean => k === Kind.Integer || k === Kind.Float || k === Kind.Boolean;
-const isArrayKind = (k: Kind): boolean => k === Kind.Array || k === Kind.Tuple;
-const numericLike = (v: unknown): number => (typeof v === 'boolean' ? Number(v) : num(v as number | FloatBox));
-
-/** What the interpreter compares for `in` on arrays: `element.value === left.value`. */
-function identityKey(v: unknown): unknown {
-  if (v === null) return undefined; // NullValue holds no JS value
-  if (v instanceof FloatBox) return v.v;
-  if (typeof v === 'function') return fallback('function compared by identity');
-  return v;
+function undefinedError(): never {
+  return fail('UndefinedError: a variable used in an operation is undefined');
 }
 
-/** Whether `elements` holds `needle`, by the interpreter's strict comparison of raw values. */
-export function arrayIncludes(elements: readonly unknown[], needle: unknown): boolean {
-  const key = identityKey(needle);
-  for (const e of elements) if (identityKey(e) === key) return true;
-  return false;
+function isFloat(v: unknown): boolean {
+  return v instanceof FloatBox || (typeof v === 'number' && !Number.isInteger(v));
 }
 
-/** `left.value == right.value`: JS loose equality on what the RuntimeValues wrap. */
-export function looseEq(a: unknown, b: unknown): boolean {
-  const ta = typeof a;
-  const tb = typeof b;
-  if ((ta !== 'object' || a === null) && (tb !== 'object' || b === null) && ta !== 'function' && tb !== 'function') {
-    // eslint-disable-next-line eqeqeq -- the interpreter's own comparison
-    return a == b;
+function unsupported(op: string, a: unknown, b: unknown): never {
+  return fail(`unsupported operand type(s) for ${op}: '${pyTypeName(a)}' and '${pyTypeName(b)}'`);
+}
+
+/** Arithmetic on two numbers (bools count as ints), Python's int/float typing kept. */
+function arithmetic(op: string, a: unknown, b: unknown): unknown {
+  if (typeof a === 'number' && typeof b === 'number' && Number.isInteger(a) && Number.isInteger(b) && (op === '+' || op === '-' || op === '*')) {
+    const r = op === '+' ? a + b : op === '-' ? a - b : a * b;
+    if (Number.isSafeInteger(r)) return r === 0 ? 0 : r;
   }
-  if (a instanceof FloatBox) a = a.v;
-  if (b instanceof FloatBox) b = b.v;
-  if (typeof a === 'function' || typeof b === 'function') return fallback('function compared with ==');
-  const aObj = typeof a === 'object' && a !== null;
-  const bObj = typeof b === 'object' && b !== null;
-  if (aObj && bObj) return a === b;
-  if (!aObj && !bObj) {
-    // eslint-disable-next-line eqeqeq
-    return a == b;
+  const x = numeric(a);
+  const y = numeric(b);
+  if (x === null || y === null) return unsupported(op, a, b);
+  const float = isFloat(a) || isFloat(b);
+  if (!float && (typeof x === 'bigint' || typeof y === 'bigint' || (op !== '/' && op !== '**'))) {
+    const big = typeof x === 'bigint' || typeof y === 'bigint';
+    if (big || op === '*' || op === '+' || op === '-') {
+      const X = BigInt(x);
+      const Y = BigInt(y);
+      switch (op) {
+        case '+':
+          return intOf(X + Y);
+        case '-':
+          return intOf(X - Y);
+        case '*':
+          return intOf(X * Y);
+        case '//':
+          if (Y === 0n) fail('integer division or modulo by zero');
+          return intOf(X / Y - ((X % Y !== 0n && X < 0n !== Y < 0n) ? 1n : 0n));
+        case '%': {
+          if (Y === 0n) fail('integer division or modulo by zero');
+          const r = X % Y;
+          return intOf(r !== 0n && r < 0n !== Y < 0n ? r + Y : r);
+        }
+      }
+    }
   }
-  const [obj, prim] = aObj ? [a, b] : [b, a];
-  if (prim === null || prim === undefined) return false;
-  // An object meets a primitive: JS converts the wrapped Array (elements' toString joined) or Map.
-  const text = Array.isArray(obj) ? jsString(obj) : '[object Map]';
-  // eslint-disable-next-line eqeqeq
-  return text == prim;
+  const X = Number(x);
+  const Y = Number(y);
+  switch (op) {
+    case '+':
+      return floatOf(X + Y);
+    case '-':
+      return floatOf(X - Y);
+    case '*':
+      return floatOf(X * Y);
+    case '/':
+      if (Y === 0) fail('division by zero');
+      return floatOf(X / Y);
+    case '//': {
+      if (Y === 0) fail('float floor division by zero');
+      const q = Math.floor(X / Y);
+      return float ? floatOf(q) : q;
+    }
+    case '%': {
+      if (Y === 0) fail(float ? 'float modulo' : 'integer division or modulo by zero');
+      const r = X % Y;
+      const m = r !== 0 && r < 0 !== Y < 0 ? r + Y : r;
+      return float ? floatOf(m) : m;
+    }
+    case '**': {
+      if (!float && Y >= 0) {
+        const r = BigInt(x) ** BigInt(y);
+        return intOf(r);
+      }
+      if (X === 0 && Y < 0) fail('0.0 cannot be raised to a negative power');
+      return floatOf(X ** Y);
+    }
+  }
+  return unsupported(op, a, b);
 }
 
-/** `==` against a string literal, the common case. */
-export function eqString(a: unknown, s: string): boolean {
-  return typeof a === 'string' ? a === s : looseEq(a, s);
+function repeat(seq: unknown, times: unknown): unknown {
+  const n = Number(numeric(times));
+  if (typeof seq === 'string') return n > 0 ? seq.repeat(n) : '';
+  const items = seq as unknown[];
+  const out: unknown[] = [];
+  for (let i = 0; i < n; i++) out.push(...items);
+  return kindOf(seq) === Kind.Tuple ? tupleOf(out) : out;
 }
 
-/** Every operator except and/or/not, exactly as evaluateBinaryExpression orders its checks. */
+
+const isSeq = (k: Kind): boolean => k === Kind.String || k === Kind.Array || k === Kind.Tuple;
+const isIntLike = (v: unknown): boolean => kindOf(v) === Kind.Integer || typeof v === 'boolean';
+
+/** Python's `in`. */
+export function pyContains(needle: unknown, haystack: unknown): boolean {
+  if (typeof haystack === 'string') {
+    if (typeof needle !== 'string') fail(`'in <string>' requires string as left operand, not ${pyTypeName(needle)}`);
+    return haystack.includes(needle);
+  }
+  if (haystack === undefined) return false;
+  const k = kindOf(haystack);
+  if (k === Kind.Array || k === Kind.Tuple) return (haystack as unknown[]).some((x) => pyEquals(x, needle));
+  if (k === Kind.Object || k === Kind.Namespace) return typeof needle === 'string' && dictHas(haystack as object, needle);
+  return fail(`argument of type '${pyTypeName(haystack)}' is not iterable`);
+}
+
+/** Every operator except and/or/not. */
 export function binary(op: string, left: unknown, right: unknown): unknown {
-  if (op === '==') return looseEq(left, right);
-  if (op === '!=') return !looseEq(left, right);
+  switch (op) {
+    case '==':
+      return pyEquals(left, right);
+    case '!=':
+      return !pyEquals(left, right);
+    case '~':
+      return pyStr(left) + pyStr(right);
+    case 'in':
+      return pyContains(left, right);
+    case 'not in':
+      return !pyContains(left, right);
+    case '<':
+      return pyCompare(left, right, op) < 0;
+    case '>':
+      return pyCompare(left, right, op) > 0;
+    case '<=':
+      return pyCompare(left, right, op) <= 0;
+    case '>=':
+      return pyCompare(left, right, op) >= 0;
+  }
+  if (left === undefined || right === undefined) return undefinedError();
   const lk = kindOf(left);
   const rk = kindOf(right);
-  if (lk === Kind.Undefined || rk === Kind.Undefined) {
-    if (rk === Kind.Undefined && (op === 'in' || op === 'not in')) return op === 'not in';
-    throw new Error(`Cannot perform operation ${op} on undefined values`);
-  }
-  if (lk === Kind.Null || rk === Kind.Null) throw new Error('Cannot perform operation on null values');
-  if (op === '~') return jsString(left) + jsString(right);
-  if (op === '**' && isNumericLike(lk) && isNumericLike(rk)) {
-    const a = numericLike(left);
-    const b = numericLike(right);
-    if (a === 0 && b < 0) throw new Error('0.0 cannot be raised to a negative power');
-    const result = a ** b;
-    if (!Number.isFinite(result)) throw new Error('Exponentiation result is not a finite real number');
-    return lk === Kind.Float || rk === Kind.Float || b < 0 ? floatResult(result) : intResult(result);
-  }
-  if (isNumber(lk) && isNumber(rk)) {
-    const a = num(left as number | FloatBox);
-    const b = num(right as number | FloatBox);
-    const float = lk === Kind.Float || rk === Kind.Float;
-    switch (op) {
-      case '+':
-      case '-':
-      case '*': {
-        const res = op === '+' ? a + b : op === '-' ? a - b : a * b;
-        return float ? floatResult(res) : intResult(res);
-      }
-      case '/':
-        return floatResult(a / b);
-      case '//': {
-        const res = Math.floor(a / b);
-        return float ? floatResult(res) : intResult(res);
-      }
-      case '%': {
-        const rem = a % b;
-        return float ? floatResult(rem) : intResult(rem);
-      }
-      case '<':
-        return a < b;
-      case '>':
-        return a > b;
-      case '>=':
-        return a >= b;
-      case '<=':
-        return a <= b;
+  if (op === '+') {
+    if (lk === Kind.String && rk === Kind.String) return (left as string) + (right as string);
+    if (lk === Kind.Array && rk === Kind.Array) return (left as unknown[]).concat(right as unknown[]);
+    if (lk === Kind.Tuple && rk === Kind.Tuple) return tupleOf((left as unknown[]).concat(right as unknown[]));
+    if (lk === Kind.String || rk === Kind.String) {
+      return fail(lk === Kind.String ? `can only concatenate str (not "${pyTypeName(right)}") to str` : unsupported('+', left, right));
     }
-  } else if (isArrayKind(lk) && isArrayKind(rk)) {
-    if (op === '+') return (left as unknown[]).concat(right as unknown[]);
-  } else if (isArrayKind(rk)) {
-    if (op === 'in') return arrayIncludes(right as unknown[], left);
-    if (op === 'not in') return !arrayIncludes(right as unknown[], left);
   }
-  if ((lk === Kind.String || rk === Kind.String) && op === '+') return jsString(left) + jsString(right);
-  if (lk === Kind.String && rk === Kind.String) {
-    if (op === 'in') return (right as string).includes(left as string);
-    if (op === 'not in') return !(right as string).includes(left as string);
+  if (op === '*') {
+    if (isSeq(lk) && isIntLike(right)) return repeat(left, right);
+    if (isSeq(rk) && isIntLike(left)) return repeat(right, left);
   }
-  if (lk === Kind.String && rk === Kind.Object) {
-    if (op === 'in') return hasOwn(right as object, left as string);
-    if (op === 'not in') return !hasOwn(right as object, left as string);
-  }
-  if (lk === Kind.String && rk === Kind.Kwargs) return fallback('`in` on keyword arguments');
-  throw new SyntaxError(`Unknown operator "${op}" between ${typeName(left)} and ${typeName(right)}`);
+  if (op === '%' && lk === Kind.String) return percentFormat(left as string, right);
+  return arithmetic(op, left, right);
 }
 
 /** `a + b` where `a` is known to be a string. */
@@ -153,53 +172,42 @@ export function add(a: unknown, b: unknown): unknown {
 
 export function concat(a: unknown, b: unknown): string {
   if (typeof a === 'string' && typeof b === 'string') return a + b;
-  return binary('~', a, b) as string;
+  return pyStr(a) + pyStr(b);
 }
 
-/** `in` / `not in`, with the string-in-string case first. */
 export function contains(needle: unknown, haystack: unknown): boolean {
   if (typeof needle === 'string' && typeof haystack === 'string') return haystack.includes(needle);
-  return binary('in', needle, haystack) as boolean;
+  return pyContains(needle, haystack);
 }
 
-/** `not in`: its own operator, so errors name it. */
 export function excludes(needle: unknown, haystack: unknown): boolean {
-  if (typeof needle === 'string' && typeof haystack === 'string') return !haystack.includes(needle);
-  return binary('not in', needle, haystack) as boolean;
+  return !contains(needle, haystack);
+}
+
+/** `==` as Python has it. */
+export function looseEq(a: unknown, b: unknown): boolean {
+  return pyEquals(a, b);
+}
+
+/** `==` against a string literal, the common case. */
+export function eqString(a: unknown, s: string): boolean {
+  return a === s;
 }
 
 export function unary(op: '-' | '+', v: unknown): unknown {
-  const k = kindOf(v);
-  if (k === Kind.Integer || k === Kind.Float || k === Kind.Boolean) {
-    const sign = op === '-' ? -1 : 1;
-    const result = sign * numericLike(v);
-    return k === Kind.Float ? floatResult(result) : intResult(result);
-  }
-  throw new SyntaxError(`Unknown operator "${op}" for ${typeName(v)}`);
+  if (v === undefined) return undefinedError();
+  const n = numeric(v);
+  if (n === null) return fail(`bad operand type for unary ${op}: '${pyTypeName(v)}'`);
+  if (op === '+') return typeof v === 'boolean' ? n : v;
+  if (typeof n === 'bigint') return intOf(-n);
+  return isFloat(v) ? floatOf(-n) : -n === 0 ? 0 : -n;
 }
 
-/** compareRuntimeValues, the order `sort` and `dictsort` use. */
+/** The order `sort`, `dictsort`, `min`/`max` use; strings case-folded unless caseSensitive. */
 export function compareValues(a: unknown, b: unknown, caseSensitive: boolean): number {
-  const ak = kindOf(a);
-  const bk = kindOf(b);
-  if (ak === Kind.Null && bk === Kind.Null) return 0;
-  if (ak === Kind.Null || bk === Kind.Null) throw new Error(`Cannot compare ${typeName(a)} with ${typeName(b)}`);
-  if (ak === Kind.Undefined && bk === Kind.Undefined) return 0;
-  if (ak === Kind.Undefined || bk === Kind.Undefined) throw new Error(`Cannot compare ${typeName(a)} with ${typeName(b)}`);
-  if (isNumericLike(ak) && isNumericLike(bk)) {
-    const x = numericLike(a);
-    const y = numericLike(b);
-    return x < y ? -1 : x > y ? 1 : 0;
+  if (!caseSensitive) {
+    if (typeof a === 'string') a = a.toLowerCase();
+    if (typeof b === 'string') b = b.toLowerCase();
   }
-  if (ak !== bk) throw new Error(`Cannot compare different types: ${typeName(a)} and ${typeName(b)}`);
-  if (ak === Kind.String) {
-    let x = a as string;
-    let y = b as string;
-    if (!caseSensitive) {
-      x = x.toLowerCase();
-      y = y.toLowerCase();
-    }
-    return x < y ? -1 : x > y ? 1 : 0;
-  }
-  throw new Error(`Cannot compare type: ${typeName(a)}`);
+  return pyCompare(a, b);
 }

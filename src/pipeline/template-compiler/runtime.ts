@@ -7,6 +7,7 @@ import { attr, checkUnpack, item, iterable, slice, sliceable } from './access.js
 import { filterCalled, filterNamed, length, tojson, trim } from './filters.js';
 import { BUILTIN_NAMES, namespace, raiseException, range, strftimeNow } from './globals.js';
 import { callMethod, callValue, titleCase } from './methods.js';
+import { pyStrip } from './py.js';
 import { add, addString, addToString, binary, concat, contains, eqString, excludes, looseEq, unary } from './operators.js';
 import { printed } from './text.js';
 import { TESTS } from './tests.js';
@@ -21,24 +22,26 @@ const endswith1 = (o: unknown, a: unknown): unknown =>
   typeof o === 'string' && typeof a === 'string' ? o.endsWith(a) : callMethod(o, 'endswith', [a]);
 const split1 = (o: unknown, a: unknown): unknown =>
   typeof o === 'string' && typeof a === 'string' && a !== '' ? o.split(a) : callMethod(o, 'split', [a]);
-// The library's strip/lstrip/rstrip ignore their arguments on strings.
-const strip0 = (o: unknown): unknown => (typeof o === 'string' ? o.trim() : callMethod(o, 'strip', []));
-const strip1 = (o: unknown, a: unknown): unknown => (typeof o === 'string' ? o.trim() : callMethod(o, 'strip', [a]));
-const lstrip0 = (o: unknown): unknown => (typeof o === 'string' ? o.trimStart() : callMethod(o, 'lstrip', []));
-const lstrip1 = (o: unknown, a: unknown): unknown => (typeof o === 'string' ? o.trimStart() : callMethod(o, 'lstrip', [a]));
-const rstrip0 = (o: unknown): unknown => (typeof o === 'string' ? o.trimEnd() : callMethod(o, 'rstrip', []));
-const rstrip1 = (o: unknown, a: unknown): unknown => (typeof o === 'string' ? o.trimEnd() : callMethod(o, 'rstrip', [a]));
+const strip0 = (o: unknown): unknown => (typeof o === 'string' ? pyStrip(o, null, true, true) : callMethod(o, 'strip', []));
+const strip1 = (o: unknown, a: unknown): unknown =>
+  typeof o === 'string' && (a === null || typeof a === 'string') ? pyStrip(o, a, true, true) : callMethod(o, 'strip', [a]);
+const lstrip0 = (o: unknown): unknown => (typeof o === 'string' ? pyStrip(o, null, true, false) : callMethod(o, 'lstrip', []));
+const lstrip1 = (o: unknown, a: unknown): unknown =>
+  typeof o === 'string' && (a === null || typeof a === 'string') ? pyStrip(o, a, true, false) : callMethod(o, 'lstrip', [a]);
+const rstrip0 = (o: unknown): unknown => (typeof o === 'string' ? pyStrip(o, null, false, true) : callMethod(o, 'rstrip', []));
+const rstrip1 = (o: unknown, a: unknown): unknown =>
+  typeof o === 'string' && (a === null || typeof a === 'string') ? pyStrip(o, a, false, true) : callMethod(o, 'rstrip', [a]);
 const upper0 = (o: unknown): unknown => (typeof o === 'string' ? o.toUpperCase() : callMethod(o, 'upper', []));
 const lower0 = (o: unknown): unknown => (typeof o === 'string' ? o.toLowerCase() : callMethod(o, 'lower', []));
 const title0 = (o: unknown): unknown => (typeof o === 'string' ? titleCase(o) : callMethod(o, 'title', []));
 
 function get1(o: unknown, key: unknown): unknown {
-  if (isPlainObject(o) && typeof key === 'string' && !hasOwn(o, 'get')) return hasOwn(o, key) ? o[key] : null;
+  if (isPlainObject(o) && typeof key === 'string') return hasOwn(o, key) ? o[key] : null;
   return callMethod(o, 'get', [key]);
 }
 
 function items0(o: unknown): unknown {
-  if (isPlainObject(o) && !hasOwn(o, 'items')) return Object.keys(o).map((k) => [k, o[k]]);
+  if (isPlainObject(o)) return Object.keys(o).map((k) => makeTuple([k, o[k]]));
   return callMethod(o, 'items', []);
 }
 

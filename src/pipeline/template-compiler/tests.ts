@@ -1,56 +1,63 @@
 /**
- * The `is` tests (Environment.TESTS). `equalto`/`eq` are only usable from `selectattr`, where
- * they get a second value; in an `is` expression the library would crash, so the compiler refuses
- * them there.
+ * jinja2's `is` tests (jinja2/tests.py) on Python values: `number` is true for a bool, `iterable`
+ * for a dict and for Undefined, `sequence` for a dict and a string, `mapping` only for a dict.
+ * Tests taking an argument get it as their second parameter.
  */
-import { FloatBox, Kind, kindOf, typeName } from './values.js';
-
-/** The raw JS value a RuntimeValue holds, as `a.value === b.value` compares it. */
-function held(v: unknown): unknown {
-  if (v === null) return undefined;
-  return v instanceof FloatBox ? v.v : v;
-}
+import { pyCompare, pyEquals } from './py.js';
+import { pyContains } from './operators.js';
+import { FloatBox, Kind, kindOf } from './values.js';
 
 export type TestFunction = (v: unknown, other?: unknown) => boolean;
+
+const integral = (v: unknown): boolean => kindOf(v) === Kind.Integer;
 
 export const TESTS: ReadonlyMap<string, TestFunction> = new Map<string, TestFunction>([
   ['boolean', (v) => typeof v === 'boolean'],
   ['callable', (v) => typeof v === 'function'],
-  [
-    'odd',
-    (v) => {
-      if (kindOf(v) !== Kind.Integer) throw new Error(`cannot odd on ${typeName(v)}`);
-      return (v as number) % 2 !== 0;
-    },
-  ],
-  [
-    'even',
-    (v) => {
-      if (kindOf(v) !== Kind.Integer) throw new Error(`cannot even on ${typeName(v)}`);
-      return (v as number) % 2 === 0;
-    },
-  ],
+  ['odd', (v) => integral(v) && BigInt(v as number) % 2n !== 0n],
+  ['even', (v) => integral(v) && BigInt(v as number) % 2n === 0n],
+  ['divisibleby', (v, n) => BigInt(Math.trunc(Number(v))) % BigInt(Math.trunc(Number(n))) === 0n],
   ['false', (v) => v === false],
   ['true', (v) => v === true],
   ['none', (v) => v === null],
   ['string', (v) => typeof v === 'string'],
-  ['number', (v) => kindOf(v) === Kind.Integer || kindOf(v) === Kind.Float],
-  ['integer', (v) => kindOf(v) === Kind.Integer],
-  ['iterable', (v) => kindOf(v) === Kind.Array || typeof v === 'string'],
-  ['mapping', (v) => kindOf(v) === Kind.Object || kindOf(v) === Kind.Kwargs],
-  [
-    'sequence',
-    (v) => {
-      const k = kindOf(v);
-      return k === Kind.Array || k === Kind.Tuple || k === Kind.Object || k === Kind.Kwargs || k === Kind.String;
-    },
-  ],
-  ['lower', (v) => typeof v === 'string' && v === v.toLowerCase()],
-  ['upper', (v) => typeof v === 'string' && v === v.toUpperCase()],
+  ['number', (v) => {
+    const k = kindOf(v);
+    return k === Kind.Integer || k === Kind.Float || k === Kind.Boolean;
+  }],
+  ['integer', (v) => integral(v)],
+  ['float', (v) => v instanceof FloatBox || (typeof v === 'number' && !Number.isInteger(v))],
+  ['iterable', (v) => {
+    const k = kindOf(v);
+    return k === Kind.Array || k === Kind.Tuple || k === Kind.String || k === Kind.Object || k === Kind.Undefined;
+  }],
+  ['mapping', (v) => kindOf(v) === Kind.Object],
+  ['sequence', (v) => {
+    const k = kindOf(v);
+    return k === Kind.Array || k === Kind.Tuple || k === Kind.Object || k === Kind.String || k === Kind.Undefined;
+  }],
+  ['lower', (v) => typeof v === 'string' && /\p{Ll}/u.test(v) && v === v.toLowerCase()],
+  ['upper', (v) => typeof v === 'string' && /\p{Lu}/u.test(v) && v === v.toUpperCase()],
   ['defined', (v) => v !== undefined],
   ['undefined', (v) => v === undefined],
-  ['equalto', (a, b) => held(a) === held(b)],
-  ['eq', (a, b) => held(a) === held(b)],
+  ['equalto', (a, b) => pyEquals(a, b)],
+  ['eq', (a, b) => pyEquals(a, b)],
+  ['==', (a, b) => pyEquals(a, b)],
+  ['ne', (a, b) => !pyEquals(a, b)],
+  ['!=', (a, b) => !pyEquals(a, b)],
+  ['lt', (a, b) => pyCompare(a, b, '<') < 0],
+  ['<', (a, b) => pyCompare(a, b, '<') < 0],
+  ['lessthan', (a, b) => pyCompare(a, b, '<') < 0],
+  ['le', (a, b) => pyCompare(a, b, '<=') <= 0],
+  ['<=', (a, b) => pyCompare(a, b, '<=') <= 0],
+  ['gt', (a, b) => pyCompare(a, b, '>') > 0],
+  ['>', (a, b) => pyCompare(a, b, '>') > 0],
+  ['greaterthan', (a, b) => pyCompare(a, b, '>') > 0],
+  ['ge', (a, b) => pyCompare(a, b, '>=') >= 0],
+  ['>=', (a, b) => pyCompare(a, b, '>=') >= 0],
+  ['in', (a, b) => pyContains(a, b)],
+  ['sameas', (a, b) => a === b],
+  ['escaped', () => false],
 ]);
 
 /** Tests the compiler inlines as a plain JS expression over `x`. */

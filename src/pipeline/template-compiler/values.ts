@@ -32,6 +32,16 @@ export class Namespace extends Boxed {
   }
 }
 
+/**
+ * A dict whose key order a plain object cannot keep (integer-like keys, which JS lists first):
+ * what the lossless JSON parse gives for `{"b": 1, "2": 3}`. Read through dictKeys/dictGet.
+ */
+export class PyDict extends Boxed {
+  constructor(readonly m: Map<string, unknown>) {
+    super();
+  }
+}
+
 /** Keyword arguments appended to a call's positional ones, as the interpreter does. */
 export class Kwargs extends Boxed {
   constructor(readonly m: Map<string, unknown>) {
@@ -94,10 +104,16 @@ export function kindOf(v: unknown): Kind {
       return Kind.Undefined;
     case 'function':
       return Kind.Function;
+    case 'bigint':
+      return Kind.Integer;
     case 'object':
       if (v === null) return Kind.Null;
       if (Array.isArray(v)) return isTuple(v) ? Kind.Tuple : Kind.Array;
-      if (v instanceof Boxed) return v instanceof FloatBox ? Kind.Float : v instanceof Namespace ? Kind.Namespace : Kind.Kwargs;
+      if (v instanceof Boxed) {
+        if (v instanceof FloatBox) return Kind.Float;
+        if (v instanceof PyDict) return Kind.Object;
+        return v instanceof Namespace ? Kind.Namespace : Kind.Kwargs;
+      }
       return Kind.Object;
     default:
       // bigint / symbol never come from JSON; the interpreter refuses them when converting.
@@ -130,6 +146,20 @@ export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Boxed);
 }
 
+/** A dict's keys in order (plain object or PyDict). */
+export function dictKeys(o: object): string[] {
+  return o instanceof PyDict || o instanceof Namespace ? [...o.m.keys()] : Object.keys(o);
+}
+
+export function dictGet(o: object, key: string): unknown {
+  if (o instanceof PyDict || o instanceof Namespace) return o.m.get(key);
+  return Object.hasOwn(o, key) ? (o as Record<string, unknown>)[key] : undefined;
+}
+
+export function dictHas(o: object, key: string): boolean {
+  return o instanceof PyDict || o instanceof Namespace ? o.m.has(key) : Object.hasOwn(o, key);
+}
+
 export const hasOwn = Object.hasOwn as (o: object, key: string) => boolean;
 
 /** The numeric value of an integer or float (boxed or not). */
@@ -153,6 +183,7 @@ export function truthy(v: unknown): boolean {
   if (Array.isArray(v)) return v.length > 0;
   if (v instanceof FloatBox) return v.v !== 0;
   if (v instanceof Namespace) return true;
+  if (v instanceof PyDict) return v.m.size > 0;
   if (v instanceof Kwargs) return v.m.size > 0;
   for (const key in v) if (hasOwn(v, key)) return true;
   return false;
