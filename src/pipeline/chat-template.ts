@@ -59,12 +59,12 @@ export interface ChatTemplateOptions {
 }
 
 /**
- * The source as jinja2's lexer reads it: line endings normalized to '\n' (a template saved with
- * CRLF renders with '\n'), and one trailing newline dropped (keep_trailing_newline=False).
+ * The source as jinja2's lexer reads it: line endings normalized to '\n', so a template saved
+ * with CRLF renders with '\n' (the parser already drops one trailing newline, as
+ * keep_trailing_newline=False does).
  */
 function jinjaSource(source: string): string {
-  const text = source.includes('\r') ? source.replace(/\r\n?/g, '\n') : source;
-  return text.endsWith('\n') ? text.slice(0, -1) : text;
+  return source.includes('\r') ? source.replace(/\r\n?/g, '\n') : source;
 }
 
 export class ChatTemplate {

@@ -42,6 +42,11 @@ export async function loadModelContext(src: TokenizerSource, logger?: Logger): P
   let templateError: string | null = null;
   try {
     template = ChatTemplate.compile(tokenizer.chatTemplate, tokenizer);
+    if (template.interpretedBecause !== null) {
+      logger?.warn(
+        `Chat template of model ${src.modelId} renders with @huggingface/jinja's interpreter (${template.interpretedBecause}); its prompts may differ from vLLM's (docs/reference/template-differences.md)`,
+      );
+    }
   } catch (err) {
     if (!(err instanceof ChatTemplateError)) throw err;
     templateError = err.message;
