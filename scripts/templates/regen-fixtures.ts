@@ -1,8 +1,9 @@
 /**
  * Regenerates the jinja2 differential's fixtures (test/fixtures/templates): the seeded requests
  * (cases.json) and, for every template in src/, jinja2's render of each in transformers'
- * environment (expected/<name>.json). Needs Debian's python3-jinja2 (`/usr/bin/python3`);
- * CI only reads the committed fixtures.
+ * environment (expected/<name>.json); then the template compiler's probe corpus (probes.json,
+ * from test/support/template-probes.ts) and jinja2's renders of it (probes-expected.json).
+ * Needs Debian's python3-jinja2 (`/usr/bin/python3`); CI only reads the committed fixtures.
  *
  *   npx tsx scripts/templates/regen-fixtures.ts [--count 40] [--seed 26] [--python /usr/bin/python3]
  *
@@ -11,6 +12,7 @@
 import { execFileSync } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { PROBES_EXPECTED_FILE, PROBES_FILE, buildProbes } from '../../test/support/template-probes.js';
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -26,4 +28,7 @@ rmSync(join(fixtures, 'expected'), { recursive: true, force: true });
 execFileSync(python, [join(here, 'render-jinja2.py'), join(fixtures, 'src'), join(fixtures, 'cases.json'), join(fixtures, 'expected')], {
   stdio: 'inherit',
 });
-console.log(`fixtures written to ${fixtures}`);
+const probes = buildProbes();
+writeFileSync(PROBES_FILE, JSON.stringify(probes) + '\n');
+execFileSync(python, [join(here, 'render-probes.py'), PROBES_FILE, PROBES_EXPECTED_FILE], { stdio: 'inherit' });
+console.log(`fixtures written to ${fixtures} (${probes.probes.length} probes)`);

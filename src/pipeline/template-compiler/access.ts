@@ -5,12 +5,15 @@
  * whatever is missing is Undefined, and reading anything of Undefined raises UndefinedError.
  */
 import { DICT_METHODS, LIST_METHODS, STRING_METHODS, callMethod } from './methods.js';
-import { chars, fail, pyTypeName, strLen } from './py.js';
-import { Kind, Namespace, dictGet, dictHas, dictKeys, kindOf, makeTuple } from './values.js';
+import { chars, fail, pyTypeName, strLen, type BoundMethod } from './py.js';
+import { Kind, Namespace, dictGet, dictHas, dictKeys, kindOf, makeTuple, seqTag, tagSeq } from './values.js';
 
 /** A builtin method read as a value (`s.upper` without the call): a function bound to `self`. */
-function bound(self: unknown, name: string): (args: unknown[]) => unknown {
-  return (args) => callMethod(self, name, args);
+function bound(self: unknown, name: string): BoundMethod {
+  const fn: BoundMethod = (args) => callMethod(self, name, args);
+  fn.methodName = name;
+  fn.methodSelf = self;
+  return fn;
 }
 
 function undefinedRead(key: unknown): never {
@@ -51,6 +54,9 @@ export function item(o: unknown, key: unknown): unknown {
   if (k === Kind.Object) {
     if (typeof key === 'string' && dictHas(o as object, key)) return dictGet(o as object, key);
   } else if (k === Kind.Array || k === Kind.Tuple || k === Kind.String) {
+    const tag = seqTag(o);
+    // Not subscriptable: a TypeError, which jinja2's getitem turns into Undefined.
+    if (tag && tag.kind !== 'range') return undefined;
     const kk = kindOf(key);
     if (kk === Kind.Integer || kk === Kind.Boolean) {
       const i = Number(key);
@@ -87,34 +93,49 @@ function bound3(v: unknown): number | undefined | null {
   return Number(v);
 }
 
-/** Python slicing (strings by code point). */
-function sliceItems<T>(array: readonly T[], start: number | undefined, stop: number | undefined, step = 1): T[] {
-  const n = array.length;
+/** slice.indices(n): where a slice starts, where it stops, and its step. */
+function sliceBounds(n: number, start: number | undefined, stop: number | undefined, step = 1): { from: number; to: number; step: number } {
   if (step === 0) fail('slice step cannot be zero');
-  const direction = Math.sign(step);
   let from: number;
   let to: number;
-  if (direction >= 0) {
+  if (step > 0) {
     from = start === undefined ? 0 : start < 0 ? Math.max(n + start, 0) : Math.min(start, n);
     to = stop === undefined ? n : stop < 0 ? Math.max(n + stop, 0) : Math.min(stop, n);
   } else {
     from = start === undefined ? n - 1 : start < 0 ? Math.max(n + start, -1) : Math.min(start, n - 1);
     to = stop === undefined ? -1 : stop < 0 ? Math.max(n + stop, -1) : Math.min(stop, n - 1);
   }
+  return { from, to, step };
+}
+
+/** Python slicing (strings by code point). */
+function sliceItems<T>(array: readonly T[], start: number | undefined, stop: number | undefined, step = 1): T[] {
+  const { from, to } = sliceBounds(array.length, start, stop, step);
+  const direction = Math.sign(step);
   const out: T[] = [];
   for (let i = from; direction * i < direction * to; i += step) out.push(array[i]);
   return out;
 }
 
 /** `o[start:stop:step]` after `sliceable(o)`; bounds are undefined when omitted. */
-export function slice(o: unknown, start: unknown, stop: unknown, step: unknown): unknown {
+export function slice(o: unknown, start: unknown, stop: unknown, step: unknown, folded = false): unknown {
   const a = bound3(start);
   const b = bound3(stop);
   const c = bound3(step);
   const k = kindOf(o);
-  // A slice jinja2 cannot take (bad bounds, a non-sequence) is a TypeError it turns into Undefined.
-  if (a === null || b === null || c === null) return undefined;
+  if (folded && ((k !== Kind.String && k !== Kind.Array && k !== Kind.Tuple) || a === null || b === null || c === null)) return undefined;
+  // jinja2 compiles a slice to Python's own subscript: no Undefined for what cannot be sliced.
+  if (k === Kind.Object) return fail("unhashable type: 'slice'");
+  if (k !== Kind.String && k !== Kind.Array && k !== Kind.Tuple) return fail(`'${pyTypeName(o)}' object is not subscriptable`);
+  if (a === null || b === null || c === null) return fail('slice indices must be integers or None or have an __index__ method');
   if (typeof o === 'string') return sliceItems(chars(o), a, b, c).join('');
+  const tag = seqTag(o);
+  if (tag?.kind === 'range') {
+    const { from, to, step } = sliceBounds((o as unknown[]).length, a, b, c);
+    const items = sliceItems(o as unknown[], a, b, c) as number[];
+    return tagSeq(items, { kind: 'range', start: tag.start + from * tag.step, stop: tag.start + to * tag.step, step: tag.step * step });
+  }
+  if (tag) return fail(`'${tag.kind}' object is not subscriptable`);
   if (k === Kind.Array) return sliceItems(o as unknown[], a, b, c);
   if (k === Kind.Tuple) {
     return makeTuple(sliceItems(o as unknown[], a, b, c));
@@ -124,7 +145,11 @@ export function slice(o: unknown, start: unknown, stop: unknown, step: unknown):
 
 /** What a for loop walks: a list, a dict's keys, a string's characters; Undefined is empty. */
 export function iterable(v: unknown): readonly unknown[] {
-  if (Array.isArray(v)) return v;
+  if (Array.isArray(v)) {
+    const tag = seqTag(v);
+    if (tag?.kind === 'generator' && tag.error) throw tag.error;
+    return v;
+  }
   if (typeof v === 'string') return chars(v);
   if (v === undefined) return [];
   const k = kindOf(v);
@@ -135,7 +160,8 @@ export function iterable(v: unknown): readonly unknown[] {
 /** The unpacking of `for a, b in ...`, checked for every item before the loop runs. */
 export function checkUnpack(current: unknown, count: number): unknown[] {
   let items: readonly unknown[];
-  if (Array.isArray(current)) items = current;
+  if (Array.isArray(current)) items = iterable(current);
+  else if (current === undefined) items = [];
   else if (typeof current === 'string') items = chars(current);
   else if (kindOf(current) === Kind.Object) items = dictKeys(current as object);
   else return fail(`cannot unpack non-iterable ${pyTypeName(current)} object`);

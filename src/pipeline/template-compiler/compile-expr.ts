@@ -33,6 +33,8 @@ export class ExprCompiler implements ExprContext {
   constructor(
     readonly em: Emitter,
     readonly frames: readonly Frame[],
+    /** Compiling a `{{ }}` whose expression is all constants, which jinja2's optimizer evaluates while compiling. */
+    readonly constantOutput = false,
   ) {}
 
   h(name: string): string {
@@ -216,7 +218,9 @@ export class ExprCompiler implements ExprContext {
       const o = this.expr(node.object);
       const bounds = [p.start, p.stop, p.step].map((b) => (b ? this.expr(b) : UNDEFINED));
       const t = this.em.temp();
-      return js(`(${t} = ${this.h('sliceable')}(${o.code}), ${this.h('slice')}(${t}, ${bounds.map((b) => b.code).join(', ')}))`);
+      // In an output jinja2 folds at compile time, a slice goes through getitem (Undefined when it cannot be taken).
+      const folded = this.constantOutput ? ', true' : '';
+      return js(`(${t} = ${this.h('sliceable')}(${o.code}), ${this.h('slice')}(${t}, ${bounds.map((b) => b.code).join(', ')}${folded}))`);
     }
     const o = this.expr(node.object);
     if (p.type === 'StringLiteral') return this.staticAttr(o, p.value);
@@ -224,7 +228,8 @@ export class ExprCompiler implements ExprContext {
       // Arrays index like .at(); anything else takes the interpreter-shaped path.
       const held = this.hold(o);
       const read = p.value >= 0 ? `${held.again}[${p.value}]` : `(${held.again}).at(${p.value})`;
-      return js(`(Array.isArray(${held.first}) ? ${read} : ${this.h('item')}(${held.again}, ${this.expr(p).code}))`);
+      // Plain lists only: generators and dict views are not subscriptable, a range indexes itself.
+      return js(`(Array.isArray(${held.first}) && ${held.again}[${this.h('SEQ')}] === undefined ? ${read} : ${this.h('item')}(${held.again}, ${this.expr(p).code}))`);
     }
     const k = this.expr(p);
     if (k.type === 'string') return js(`${this.h('attr')}(${o.code}, ${k.code})`, 'any', o.safe && k.safe);
@@ -298,4 +303,24 @@ export class ExprCompiler implements ExprContext {
     const canThrow = name === 'odd' || name === 'even';
     return js(`${not}${this.h('TESTS')}.get(${JSON.stringify(name)})(${operand.code})`, 'boolean', operand.safe && !canThrow);
   }
+}
+
+const CONSTANT_NAMES = new Set(['true', 'True', 'false', 'False', 'none', 'None']);
+
+/**
+ * Whether jinja2's optimizer can evaluate `node` while compiling: literals, operators, slices and
+ * tests over literals (no variable, call or filter).
+ */
+export function isConstantExpression(node: unknown): boolean {
+  if (Array.isArray(node)) return node.every(isConstantExpression);
+  if (node instanceof Map) return [...node].every(([k, v]) => isConstantExpression(k) && isConstantExpression(v));
+  if (typeof node !== 'object' || node === null) return true;
+  const n = node as { type?: string; value?: unknown };
+  if (n.type === 'Identifier') return CONSTANT_NAMES.has(n.value as string);
+  if (n.type === 'CallExpression' || n.type === 'FilterExpression') return false;
+  for (const [k, v] of Object.entries(node)) {
+    if (k === 'type' || k === 'test' && n.type === 'TestExpression') continue;
+    if (typeof v === 'object' && v !== null && !isConstantExpression(v)) return false;
+  }
+  return true;
 }

@@ -7,7 +7,7 @@
  */
 import type { For, Macro, SetStatement, Statement } from './ast.js';
 import { compileFilter } from './compile-call.js';
-import { ExprCompiler } from './compile-expr.js';
+import { ExprCompiler, isConstantExpression } from './compile-expr.js';
 import { js, scopeVar, type Emitter, type Frame } from './emitter.js';
 import { Unsupported, type ForScope, type ScopeTable } from './scopes.js';
 
@@ -46,14 +46,17 @@ export class StatementCompiler {
         const buffer = `fb${this.em.id()}`;
         const filtered = compileFilter(ec, js(buffer, 'string', true, true), s.filter);
         const body = this.nestedBlock(s.body, frames, buffer);
-        return `{\nlet ${buffer} = '';\n${body}\n${out} += ${ec.printed(filtered)};\n}`;
+        // jinja2 writes a filter block's result into the output as is: only a string joins.
+        return `{\nlet ${buffer} = '';\n${body}\n${out} += ${filtered.type === 'string' ? filtered.code : `${ec.h('blockText')}(${filtered.code})`};\n}`;
       }
       case 'Macro':
         return this.macro(s, frames);
       case 'CallStatement':
         throw new Unsupported(`${s.type} statements`);
-      default:
-        return `${out} += ${ec.printed(ec.expr(s))};`;
+      default: {
+        const oc = isConstantExpression(s) ? new ExprCompiler(this.em, frames, true) : ec;
+        return `${out} += ${oc.printed(oc.expr(s))};`;
+      }
     }
   }
 
@@ -200,7 +203,9 @@ export class StatementCompiler {
     lines.push(`empty${k} = false;`, '}');
     if (node.defaultBlock.length > 0) {
       const elseFrames: Frame[] = [...frames, { kind: 'for', scope, inBody: false }];
-      lines.push(`if (empty${k}) {`, this.block(node.defaultBlock, elseFrames, out), '}');
+      // The else block does not see the loop's variables (nor what its iterations set).
+      const reset = [...scope.assigned].map((n) => `${scopeVar(scope, n)} = U;`).join(' ');
+      lines.push(`if (empty${k}) {`, reset, this.block(node.defaultBlock, elseFrames, out), '}');
     }
     lines.push('}');
     return lines.join('\n');

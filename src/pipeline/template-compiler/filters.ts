@@ -11,7 +11,7 @@ import { compareValues } from './operators.js';
 import { percentFormat } from './percent-format.js';
 import { chars, fail, floatOf, isSpace, numeric, pyCapitalize, pyEquals, pyStr, pyStrip, pyTypeName, strLen } from './py.js';
 import { TESTS } from './tests.js';
-import { FloatBox, Kind, Kwargs, dictGet, dictKeys, kindOf, makeTuple, truthy } from './values.js';
+import { FloatBox, Kind, Kwargs, dictGet, dictKeys, generator, kindOf, lazy, makeTuple, seqTag, truthy } from './values.js';
 
 /** Escapes HTML as markupsafe.escape does (the `escape` / `e` filter). */
 function escapeHtml(s: string): string {
@@ -48,7 +48,7 @@ function titleFilter(s: string): string {
 /** `length` / `count`: len(). */
 export function length(v: unknown): number {
   if (typeof v === 'string') return strLen(v);
-  if (Array.isArray(v)) return v.length;
+  if (Array.isArray(v)) return seqTag(v)?.kind === 'generator' ? fail("object of type 'generator' has no len()") : v.length;
   const k = kindOf(v);
   if (k === Kind.Object) return dictKeys(v as object).length;
   if (k === Kind.Undefined) return 0;
@@ -274,12 +274,50 @@ function tojsonCalled(v: unknown, args: readonly unknown[], kwargs: ReadonlyMap<
   if (Array.isArray(sepArg)) {
     if (sepArg.length !== 2 || typeof sepArg[0] !== 'string' || typeof sepArg[1] !== 'string') fail('separators must be a pair of strings');
     separators = [sepArg[0], sepArg[1]];
-  }
+  } else if (sepArg !== null) fail(`cannot unpack non-iterable ${pyTypeName(sepArg)} object`);
   const indentValue = indent === null ? null : typeof indent === 'string' ? indent : Number(numeric(indent) ?? fail('indent must be an int'));
   return toJSON(v, indentValue, truthy(ensureAscii), separators, truthy(sortKeys));
 }
 
+/** Each filter's parameters after the value (jinja2/filters.py); other keywords are a TypeError. */
+const PARAMS: Record<string, readonly string[]> = {
+  tojson: ['ensure_ascii', 'indent', 'separators', 'sort_keys'],
+  trim: ['chars'],
+  replace: ['old', 'new', 'count'],
+  indent: ['width', 'first', 'blank'],
+  center: ['width'],
+  truncate: ['length', 'killwords', 'end', 'leeway'],
+  default: ['default_value', 'boolean'],
+  d: ['default_value', 'boolean'],
+  join: ['d', 'attribute'],
+  sort: ['reverse', 'case_sensitive', 'attribute'],
+  unique: ['case_sensitive', 'attribute'],
+  dictsort: ['case_sensitive', 'by', 'reverse'],
+  int: ['default', 'base'],
+  float: ['default'],
+  round: ['precision', 'method'],
+  min: ['case_sensitive', 'attribute'],
+  max: ['case_sensitive', 'attribute'],
+  sum: ['attribute', 'start'],
+  batch: ['linecount', 'fill_with'],
+};
+/** Parameters without a default. */
+const REQUIRED: Record<string, number> = { replace: 2, batch: 1, attr: 1 };
+
+function checkArguments(name: string, args: readonly unknown[], kwargs: ReadonlyMap<string, unknown>): void {
+  const params = PARAMS[name];
+  if (params) {
+    for (const k of kwargs.keys()) if (!params.includes(k)) fail(`${name}() got an unexpected keyword argument '${k}'`);
+    if (args.length > params.length) fail(`${name}() takes at most ${params.length} arguments after the value`);
+  }
+  const required = REQUIRED[name] ?? 0;
+  if (args.length + kwargs.size < required) fail(`${name}() missing ${required - args.length} required positional argument(s)`);
+}
+
 export function filterCalled(name: string, v: unknown, args: unknown[], kwargs: ReadonlyMap<string, unknown>): unknown {
+  if (name !== 'map' && name !== 'format' && name !== 'select' && name !== 'reject' && name !== 'selectattr' && name !== 'rejectattr') {
+    checkArguments(name, args, kwargs);
+  }
   const opt = (i: number, key: string, otherwise: unknown): unknown => option(args, i, kwargs, key, otherwise);
   switch (name) {
     case 'tojson':
@@ -343,32 +381,34 @@ export function filterCalled(name: string, v: unknown, args: unknown[], kwargs: 
       return items.length > 0 ? items[0] : undefined;
     }
     case 'last': {
+      if (seqTag(v)?.kind === 'generator') return fail("'generator' object is not reversible");
       const items = typeof v === 'string' ? chars(v) : Array.isArray(v) ? v : toList(v);
       return items.length > 0 ? items[items.length - 1] : undefined;
     }
     case 'reverse':
       if (typeof v === 'string') return chars(v).reverse().join('');
-      return toList(v).reverse();
+      if (seqTag(v)?.kind === 'generator') return toList(v).reverse();
+      return lazy(() => toList(v).reverse());
     case 'join':
       return joinFilter(v, pyStr(opt(0, 'd', '')), opt(1, 'attribute', null));
     case 'sort':
       return sortFilter(v, truthy(opt(0, 'reverse', false)), truthy(opt(1, 'case_sensitive', false)), opt(2, 'attribute', null));
     case 'unique':
-      return uniqueFilter(v, truthy(opt(0, 'case_sensitive', false)), opt(1, 'attribute', null));
+      return lazy(() => uniqueFilter(v, truthy(opt(0, 'case_sensitive', false)), opt(1, 'attribute', null)));
     case 'dictsort':
       return dictsort(v, truthy(opt(0, 'case_sensitive', false)), String(opt(1, 'by', 'key')), truthy(opt(2, 'reverse', false)));
     case 'items':
-      if (v === undefined) return [];
+      if (v === undefined) return generator([]);
       if (kindOf(v) !== Kind.Object) fail(`Can only get item pairs from a mapping.`);
-      return dictKeys(v as object).map((k) => makeTuple([k, dictGet(v as object, k)]));
+      return lazy(() => dictKeys(v as object).map((k) => makeTuple([k, dictGet(v as object, k)])));
     case 'map':
-      return mapFilter(v, args, kwargs);
+      return lazy(() => mapFilter(v, args, kwargs));
     case 'select':
     case 'reject':
-      return selectFilter(v, args, name === 'select', false);
+      return lazy(() => selectFilter(v, args, name === 'select', false));
     case 'selectattr':
     case 'rejectattr':
-      return selectFilter(v, args, name === 'selectattr', true);
+      return lazy(() => selectFilter(v, args, name === 'selectattr', true));
     case 'attr':
       return readAttr(v, pyStr(args[0]));
     case 'int':
@@ -396,7 +436,7 @@ export function filterCalled(name: string, v: unknown, args: unknown[], kwargs: 
       const fill = opt(1, 'fill_with', null);
       const last = out.at(-1);
       if (fill !== null && last && last.length < size) while (last.length < size) last.push(fill);
-      return out;
+      return generator(out);
     }
     case 'bool':
       return truthy(v);

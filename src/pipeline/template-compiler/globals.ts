@@ -3,7 +3,7 @@
  * interpreter's argument list: positional values, then a Kwargs when keywords were given.
  */
 import { fail, pyStr, pyTypeName } from './py.js';
-import { Kind, Kwargs, Namespace, dictGet, dictKeys, kindOf } from './values.js';
+import { Kind, Kwargs, Namespace, dictGet, dictKeys, kindOf, tagSeq } from './values.js';
 
 /** The name → value pairs the library declares before the context (redeclaring one throws). */
 export const BUILTIN_NAMES: ReadonlySet<string> = new Set([
@@ -45,7 +45,7 @@ export function range(args: unknown[]): number[] {
   if (step > 0) for (let i = start; i < stop; i += step) out.push(i);
   else for (let i = start; i > stop; i += step) out.push(i);
   if (out.length > 100_000) fail('Range too big. The sandbox blocks ranges larger than MAX_RANGE (100000).');
-  return out;
+  return tagSeq(out, { kind: 'range', start, stop, step });
 }
 
 const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
@@ -72,22 +72,11 @@ function isoWeek(d: Date): [number, number] {
   return [t.getUTCFullYear(), Math.ceil(((t.getTime() - yearStart.getTime()) / 86_400_000 + 1) / 7)];
 }
 
-function offset(d: Date): string {
-  const m = -d.getTimezoneOffset();
-  const a = Math.abs(m);
-  return (m < 0 ? '-' : '+') + String(Math.floor(a / 60)).padStart(2, '0') + String(a % 60).padStart(2, '0');
-}
-
-function zoneName(d: Date): string {
-  if (d.getTimezoneOffset() === 0 && (process.env.TZ === 'UTC' || process.env.TZ === undefined)) return 'UTC';
-  const part = new Intl.DateTimeFormat('en-US', { timeZoneName: 'short' }).formatToParts(d).find((p) => p.type === 'timeZoneName');
-  return part?.value ?? '';
-}
-
 /**
  * Python's datetime.strftime on glibc, in the C locale and local time: every directive
  * (%a %A %b %B %c %C %d %D %e %F %G %g %H %I %j %k %l %m %M %n %p %P %r %R %s %S %t %T %u %U
- * %V %w %W %x %X %y %Y %z %Z %%) and glibc's `-` (no padding), `_` (space) and `0` flags.
+ * %V %w %W %x %X %y %Y %%; %z and %Z are empty for the naive datetime transformers formats) and
+ * glibc's `-` (no padding), `_` (space) and `0` flags.
  */
 export function strftime(d: Date, format: string): string {
   return format.replace(/%([-_0^#]?)([a-zA-Z%])/g, (whole, flag: string, c: string) => {
@@ -176,10 +165,10 @@ export function strftime(d: Date, format: string): string {
         return num(d.getFullYear() % 100, 2);
       case 'Y':
         return String(d.getFullYear());
+      // transformers formats datetime.now(), a naive datetime: no offset, no zone name.
       case 'z':
-        return offset(d);
       case 'Z':
-        return zoneName(d);
+        return '';
       case '%':
         return '%';
       default:

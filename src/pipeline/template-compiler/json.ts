@@ -6,7 +6,7 @@
  * cannot serialize (Undefined, a namespace, a function) raises TypeError.
  */
 import { fail, floatRepr, pyStr, pyTypeName } from './py.js';
-import { FloatBox, Kind, dictGet, dictKeys, kindOf } from './values.js';
+import { FloatBox, Kind, dictGet, dictKeys, kindOf, seqTag } from './values.js';
 
 const ESCAPES: Record<string, string> = {
   '"': '\\"',
@@ -82,6 +82,8 @@ function write(v: unknown, style: Style, depth: number): string {
   if (v === null) return 'null';
   if (v instanceof FloatBox) return floatJson(v.v);
   const k = kindOf(v);
+  const tag = seqTag(v);
+  if (tag) return fail(`Object of type ${tag.kind} is not JSON serializable`);
   if (k === Kind.Array || k === Kind.Tuple || k === Kind.Object) return container(v as object, style, depth);
   return fail(`Object of type ${pyTypeName(v)} is not JSON serializable`);
 }

@@ -6,7 +6,8 @@
  */
 import { percentFormat } from './percent-format.js';
 import { chars, fail, isSpace, pyCapitalize, pyEquals, pyStr, pyStrip, pyTitle, pyTypeName, strLen } from './py.js';
-import { Kind, Kwargs, Namespace, dictGet, dictHas, dictKeys, kindOf, makeTuple } from './values.js';
+import { Kind, Kwargs, Namespace, dictGet, dictHas, dictKeys, isTuple, kindOf, makeTuple, tagSeq } from './values.js';
+import type { BoundMethod } from './py.js';
 
 export const STRING_METHODS: ReadonlySet<string> = new Set([
   'upper',
@@ -103,7 +104,7 @@ function affix(self: string, a: ReturnType<typeof splitArgs>, name: 'startswith'
   }
   const test = name === 'startswith' ? (p: string) => s.startsWith(p) : (p: string) => s.endsWith(p);
   if (typeof pattern === 'string') return test(pattern);
-  if (Array.isArray(pattern)) {
+  if (Array.isArray(pattern) && isTuple(pattern)) {
     return pattern.some((p) => test(strArg(p, `${name} first arg`)));
   }
   return fail(`${name} first arg must be str or a tuple of str, not ${pyTypeName(pattern)}`);
@@ -256,6 +257,8 @@ function stringMethod(self: string, name: string, args: readonly unknown[]): unk
     case 'splitlines':
       return pySplitlines(self, !!argOf(a, 0, 'keepends', false));
     case 'replace': {
+      if (a.keywords.size > 0) fail('str.replace() takes no keyword arguments');
+      if (a.positional.length < 2) fail(`replace expected at least 2 arguments, got ${a.positional.length}`);
       const count = argOf(a, 2, 'count', -1);
       return pyReplace(self, strArg(argOf(a, 0, 'old', undefined), 'replace() argument 1'), strArg(argOf(a, 1, 'new', undefined), 'replace() argument 2'), Number(count));
     }
@@ -333,11 +336,11 @@ function dictMethod(o: object, name: string, args: readonly unknown[]): unknown 
       return typeof key === 'string' && dictHas(o, key) ? dictGet(o, key) : otherwise;
     }
     case 'items':
-      return dictKeys(o).map((k) => makeTuple([k, dictGet(o, k)]));
+      return tagSeq(dictKeys(o).map((k) => makeTuple([k, dictGet(o, k)])), { kind: 'dict_items' });
     case 'keys':
-      return dictKeys(o);
+      return tagSeq(dictKeys(o), { kind: 'dict_keys' });
     case 'values':
-      return dictKeys(o).map((k) => dictGet(o, k));
+      return tagSeq(dictKeys(o).map((k) => dictGet(o, k)), { kind: 'dict_values' });
     case 'copy':
       return Object.fromEntries(dictKeys(o).map((k) => [k, dictGet(o, k)]));
   }

@@ -4,9 +4,10 @@
  * for `in`, and raises UndefinedError under arithmetic and ordering. `and`, `or` and `not` are
  * compiled inline.
  */
+import { iterable } from './access.js';
 import { percentFormat } from './percent-format.js';
 import { fail, floatOf, intOf, numeric, pyCompare, pyEquals, pyStr, pyTypeName } from './py.js';
-import { FloatBox, Kind, dictHas, kindOf, makeTuple as tupleOf } from './values.js';
+import { FloatBox, Kind, dictHas, kindOf, makeTuple as tupleOf, seqTag } from './values.js';
 
 function undefinedError(): never {
   return fail('UndefinedError: a variable used in an operation is undefined');
@@ -109,7 +110,7 @@ export function pyContains(needle: unknown, haystack: unknown): boolean {
   }
   if (haystack === undefined) return false;
   const k = kindOf(haystack);
-  if (k === Kind.Array || k === Kind.Tuple) return (haystack as unknown[]).some((x) => pyEquals(x, needle));
+  if (k === Kind.Array || k === Kind.Tuple) return iterable(haystack).some((x) => pyEquals(x, needle));
   if (k === Kind.Object || k === Kind.Namespace) return typeof needle === 'string' && dictHas(haystack as object, needle);
   return fail(`argument of type '${pyTypeName(haystack)}' is not iterable`);
 }
@@ -141,7 +142,7 @@ export function binary(op: string, left: unknown, right: unknown): unknown {
   const rk = kindOf(right);
   if (op === '+') {
     if (lk === Kind.String && rk === Kind.String) return (left as string) + (right as string);
-    if (lk === Kind.Array && rk === Kind.Array) return (left as unknown[]).concat(right as unknown[]);
+    if (lk === Kind.Array && rk === Kind.Array && !seqTag(left) && !seqTag(right)) return (left as unknown[]).concat(right as unknown[]);
     if (lk === Kind.Tuple && rk === Kind.Tuple) return tupleOf((left as unknown[]).concat(right as unknown[]));
     if (lk === Kind.String || rk === Kind.String) {
       return fail(lk === Kind.String ? `can only concatenate str (not "${pyTypeName(right)}") to str` : unsupported('+', left, right));

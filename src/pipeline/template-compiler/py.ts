@@ -5,7 +5,14 @@
  * (undefined = jinja2's Undefined, null = None, FloatBox / non-integral number = float, number /
  * bigint = int, arrays = list, TUPLE-tagged arrays = tuple, plain objects and PyDict = dict).
  */
-import { FloatBox, Kind, Kwargs, Namespace, PyDict, dictGet, dictHas, dictKeys, kindOf, num } from './values.js';
+import { FloatBox, Kind, Kwargs, Namespace, PyDict, dictGet, dictHas, dictKeys, kindOf, num, seqTag, LoopContext } from './values.js';
+
+/** A builtin method read as a value: equal to another read of the same method of an equal object. */
+export interface BoundMethod {
+  (args: unknown[]): unknown;
+  methodName?: string;
+  methodSelf?: unknown;
+}
 
 /** An error jinja2 itself would raise (TypeError, UndefinedError, ...): the render fails. */
 export class TemplateRuntimeError extends Error {
@@ -103,10 +110,17 @@ export function pyStr(v: unknown): string {
   if (v === null) return 'None';
   if (v instanceof FloatBox) return floatRepr(v.v);
   if (Array.isArray(v)) {
+    const tag = seqTag(v);
+    if (tag) {
+      if (tag.kind === 'generator') return '<generator object>';
+      if (tag.kind === 'range') return tag.step === 1 ? `range(${tag.start}, ${tag.stop})` : `range(${tag.start}, ${tag.stop}, ${tag.step})`;
+      return `${tag.kind}([${v.map(pyRepr).join(', ')}])`;
+    }
     const items = v.map(pyRepr);
     if (kindOf(v) === Kind.Tuple) return items.length === 1 ? `(${items[0]},)` : `(${items.join(', ')})`;
     return `[${items.join(', ')}]`;
   }
+  if (v instanceof LoopContext) return `<LoopContext ${String(v.m.get('index'))}/${String(v.m.get('length'))}>`;
   if (v instanceof Namespace) return `<Namespace {${[...v.m].map(([k, x]) => `${strRepr(k)}: ${pyRepr(x)}`).join(', ')}}>`;
   if (v instanceof Kwargs) return `{${[...v.m].map(([k, x]) => `${strRepr(k)}: ${pyRepr(x)}`).join(', ')}}`;
   const o = v as Record<string, unknown> | PyDict;
@@ -232,7 +246,15 @@ export function pyEquals(a: unknown, b: unknown): boolean {
     return x == y;
   }
   if (a === null || b === null || a === undefined || b === undefined) return false;
+  if (typeof a === 'function' && typeof b === 'function') {
+    const x = a as BoundMethod;
+    const y = b as BoundMethod;
+    return x.methodName !== undefined && x.methodName === y.methodName && pyEquals(x.methodSelf, y.methodSelf);
+  }
   if (Array.isArray(a) && Array.isArray(b)) {
+    const ta = seqTag(a);
+    const tb = seqTag(b);
+    if (ta?.kind === 'generator' || tb?.kind === 'generator' || ta?.kind !== tb?.kind) return false;
     if (kindOf(a) !== kindOf(b) || a.length !== b.length) return false;
     for (let i = 0; i < a.length; i++) if (!pyEquals(a[i], b[i])) return false;
     return true;

@@ -7,11 +7,11 @@ import { attr, checkUnpack, item, iterable, slice, sliceable } from './access.js
 import { filterCalled, filterNamed, length, tojson, trim } from './filters.js';
 import { BUILTIN_NAMES, namespace, raiseException, range, strftimeNow } from './globals.js';
 import { callMethod, callValue, titleCase } from './methods.js';
-import { pyStrip } from './py.js';
+import { fail, pyStrip, pyTypeName } from './py.js';
 import { add, addString, addToString, binary, concat, contains, eqString, excludes, looseEq, unary } from './operators.js';
 import { printed } from './text.js';
 import { TESTS } from './tests.js';
-import { Kwargs, Namespace, hasOwn, isPlainObject, makeTuple, truthy, typeName } from './values.js';
+import { Kwargs, LoopContext, Namespace, SEQ, hasOwn, isPlainObject, makeTuple, tagSeq, truthy, typeName } from './values.js';
 
 /** "Not set in this scope yet": distinct from undefined, which a scope can hold. */
 export const UNSET: unique symbol = Symbol('jinja.unset');
@@ -41,7 +41,7 @@ function get1(o: unknown, key: unknown): unknown {
 }
 
 function items0(o: unknown): unknown {
-  if (isPlainObject(o)) return Object.keys(o).map((k) => makeTuple([k, o[k]]));
+  if (isPlainObject(o)) return tagSeq(Object.keys(o).map((k) => makeTuple([k, o[k]])), { kind: 'dict_items' });
   return callMethod(o, 'items', []);
 }
 
@@ -55,33 +55,36 @@ function kwargMap(flat: unknown[]): Map<string, unknown> {
   return m;
 }
 
-/** `set a, b = value`. */
+/** `set a, b = value`: Python's unpacking of any iterable. */
 function unpackSet(value: unknown, count: number): unknown[] {
-  if (!Array.isArray(value)) throw new Error(`Cannot unpack non-iterable type in set: ${typeName(value)}`);
-  if (value.length !== count) throw new Error(`Too ${count > value.length ? 'few' : 'many'} items to unpack in set`);
-  return value;
+  return checkUnpack(value, count);
 }
 
 /** `set ns.name = value`. */
 function setAttr(target: unknown, name: string, value: unknown): void {
-  if (!(target instanceof Namespace)) throw new Error('cannot assign attribute on non-namespace object');
+  if (!(target instanceof Namespace)) fail('cannot assign attribute on non-namespace object');
   target.m.set(name, value);
 }
 
 /** The `loop` object, built only when a body uses it other than as `loop.<field>`. */
-function loopObject(i: number, items: readonly unknown[]): Record<string, unknown> {
+function loopObject(i: number, items: readonly unknown[]): LoopContext {
   const n = items.length;
-  return {
-    index: i + 1,
-    index0: i,
-    revindex: n - i,
-    revindex0: n - i - 1,
-    first: i === 0,
-    last: i === n - 1,
-    length: n,
-    previtem: i > 0 ? items[i - 1] : undefined,
-    nextitem: i < n - 1 ? items[i + 1] : undefined,
-  };
+  return new LoopContext(
+    new Map<string, unknown>([
+      ['index', i + 1],
+      ['index0', i],
+      ['revindex', n - i],
+      ['revindex0', n - i - 1],
+      ['first', i === 0],
+      ['last', i === n - 1],
+      ['length', n],
+      ['depth', 1],
+      ['depth0', 0],
+      ['previtem', i > 0 ? items[i - 1] : undefined],
+      ['nextitem', i < n - 1 ? items[i + 1] : undefined],
+      ['cycle', (args: unknown[]) => (args.length === 0 ? fail('no items for cycling given') : args[i % args.length])],
+    ]),
+  );
 }
 
 /**
@@ -109,15 +112,18 @@ function macroArgs(args: unknown[], names: readonly string[], display: string): 
   return out;
 }
 
-/** Template.render declares the builtins first; a context key naming one throws. */
-function checkContext(context: Record<string, unknown>): void {
-  for (const key of Object.keys(context)) {
-    if (BUILTIN_NAMES.has(key)) throw new SyntaxError(`Variable already declared: ${key}`);
-  }
+/** A `{% filter %}` block's result, which jinja2 joins into the output only when it is a string. */
+function blockText(v: unknown): string {
+  return typeof v === 'string' ? v : fail(`sequence item 0: expected str instance, ${pyTypeName(v)} found`);
 }
+
+/** Builtins are bound statically; a context key naming one does not replace it (template-differences.md). */
+function checkContext(_context: Record<string, unknown>): void {}
 
 export const RUNTIME = {
   UNSET,
+  blockText,
+  SEQ,
   hasOwn,
   checkContext,
   truthy,

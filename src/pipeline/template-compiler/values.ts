@@ -42,6 +42,13 @@ export class PyDict extends Boxed {
   }
 }
 
+/** jinja2's `loop` object when read as a whole (`{{ loop }}`, `loop.cycle(...)`): its fields by name. */
+export class LoopContext extends Boxed {
+  constructor(readonly m: Map<string, unknown>) {
+    super();
+  }
+}
+
 /** Keyword arguments appended to a call's positional ones, as the interpreter does. */
 export class Kwargs extends Boxed {
   constructor(readonly m: Map<string, unknown>) {
@@ -57,6 +64,43 @@ export const TUPLE: unique symbol = Symbol('jinja.tuple');
 export function makeTuple(items: unknown[]): unknown[] {
   (items as unknown as Record<symbol, boolean>)[TUPLE] = true;
   return items;
+}
+
+/**
+ * Python sequences a list cannot stand for: a generator (what select/map/reject/unique/items
+ * give: always true, no len(), no indexing), the views of dict.items()/keys()/values(), and
+ * range(). They are arrays tagged with what they are, so loops and filters walk them as lists.
+ */
+export const SEQ: unique symbol = Symbol('jinja.seq');
+
+export type SeqTag =
+  | { readonly kind: 'generator'; readonly error?: Error }
+  | { readonly kind: 'dict_items' | 'dict_keys' | 'dict_values' }
+  | { readonly kind: 'range'; readonly start: number; readonly stop: number; readonly step: number };
+
+export function tagSeq<T extends unknown[]>(items: T, tag: SeqTag): T {
+  Object.defineProperty(items, SEQ, { value: tag });
+  return items;
+}
+
+export function seqTag(v: unknown): SeqTag | undefined {
+  return Array.isArray(v) ? (v as unknown as Record<symbol, SeqTag | undefined>)[SEQ] : undefined;
+}
+
+export function generator(items: unknown[]): unknown[] {
+  return tagSeq(items, { kind: 'generator' });
+}
+
+/**
+ * A generator filter's result: jinja2 computes it only when something walks it, so an error in
+ * it is raised there (never, if the result is only tested for truth or dropped).
+ */
+export function lazy(compute: () => unknown[]): unknown[] {
+  try {
+    return generator(compute());
+  } catch (err) {
+    return tagSeq([], { kind: 'generator', error: err as Error });
+  }
 }
 
 export function isTuple(v: unknown[]): boolean {
@@ -112,6 +156,7 @@ export function kindOf(v: unknown): Kind {
       if (v instanceof Boxed) {
         if (v instanceof FloatBox) return Kind.Float;
         if (v instanceof PyDict) return Kind.Object;
+        if (v instanceof LoopContext) return Kind.Namespace;
         return v instanceof Namespace ? Kind.Namespace : Kind.Kwargs;
       }
       return Kind.Object;
@@ -180,7 +225,7 @@ export function intResult(x: number): number {
 /** `__bool__`: Python truthiness, except that a namespace is always true (the library's quirk). */
 export function truthy(v: unknown): boolean {
   if (typeof v !== 'object' || v === null) return !!v;
-  if (Array.isArray(v)) return v.length > 0;
+  if (Array.isArray(v)) return v.length > 0 || seqTag(v)?.kind === 'generator';
   if (v instanceof FloatBox) return v.v !== 0;
   if (v instanceof Namespace) return true;
   if (v instanceof PyDict) return v.m.size > 0;

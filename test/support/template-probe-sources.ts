@@ -1,12 +1,10 @@
 /**
- * The corners of @huggingface/jinja's semantics, each on a small template: every kind of value
- * through printing, truthiness, operators, tests, member access, slicing, loops and filters. The
- * compiled function must compile and give the interpreter's output (or error message) on a fixed
- * rich context and on random chat contexts.
+ * Small templates probing jinja2's semantics corner by corner (printing, truthiness, operators,
+ * tests, member access, slicing, loops, filters, macros, scoping), rendered on the rich context of
+ * template-semantics.ts and on random chat contexts. scripts/templates/regen-fixtures.ts writes them
+ * with their contexts to test/fixtures/templates/probes.json; jinja2's renders are the oracle of
+ * test/unit/template-compiler-jinja2.test.ts.
  */
-import { describe, it } from 'vitest';
-import { contexts } from '../support/chat-contexts.js';
-import { CTX, expectSame } from '../support/template-semantics.js';
 
 const VALUES = [
   's', 'e', 'n', 'f', 'z', 'neg', 'big', 't', 'fa', 'nul', 'undef', 'arr', 'empty', 'obj', 'eobj', 'uni',
@@ -14,7 +12,7 @@ const VALUES = [
   'namespace(a=1)', 'range(3)', 'obj.c', 'arr[5]', 'people[0]', 'obj.items', 's.upper',
 ];
 
-const TEMPLATES: string[] = [
+export const SEMANTICS_TEMPLATES: string[] = [
   // Printing and truthiness of every kind of value.
   ...VALUES.map((v) => `{{ ${v} }}`),
   ...VALUES.map((v) => `{% if ${v} %}T{% else %}F{% endif %}|{{ not ${v} }}|{{ ${v} and 'A' }}|{{ ${v} or 'B' }}`),
@@ -216,14 +214,50 @@ const TEMPLATES: string[] = [
   "{% if msgs[0].role != 'user' %}{{ raise_exception('first must be user') }}{% endif %}",
 ];
 
-describe('template semantics, compiled vs interpreted', () => {
-  it.each(TEMPLATES)('%s', (source) => {
-    expectSame(source);
-  });
+const RENDER_PARTS =
+  '{% macro render(c) %}{% if c is string %}{{ c }}{% elif c is iterable %}{% for p in c %}{% if p.type == "text" %}{{ p.text }}{% else %}[{{ p.type }}]{% endif %}{% endfor %}{% else %}{{ c | tojson }}{% endif %}{% endmacro %}' +
+  '{% for m in messages %}<{{ m.role }}>{{ render(m.content) }}{% endfor %}';
 
-  it('keeps agreeing on random chat contexts', () => {
-    const ctxs = contexts(3, 25).map((c) => ({ ...CTX, ...c }));
-    for (const source of TEMPLATES) expectSame(source, ctxs);
-  });
-});
+export const MACRO_TEMPLATES: string[] = [
+  '{% macro m(x, y=2, z=x) %}[{{ x }}|{{ y }}|{{ z }}]{% endmacro %}{{ m(1) }}{{ m(1, 3) }}{{ m(1, z=9) }}{{ m(y=5) }}{{ m() }}',
+  '{% macro m(x, y=x + 1, z=y * 2) %}{{ x }},{{ y }},{{ z }}{% endmacro %}{{ m(1) }}|{{ m(1, 5) }}|{{ m(1, z=0) }}',
+  '{% macro m(x, y=z, z=3) %}{{ y }}|{{ z }}{% endmacro %}{{ m(1) }}',
+  '{% macro m(x) %}{{ x }}{% endmacro %}{{ m(1, 2) }}',
+  '{% macro m(x) %}{{ x }}{% endmacro %}{{ m(q=1) }}',
+  '{% macro m(x) %}{{ x }}{% endmacro %}{{ m(1, x=2) }}',
+  '{% macro m(x) %}{{ x is defined }}{% endmacro %}{{ m() }}{{ m(undef) }}{{ m(none) }}',
+  '{% macro m(x) %}{% if x > 0 %}{{ x }}{{ m(x - 1) }}{% endif %}{% endmacro %}{{ m(3) }}',
+  '{% macro m(a) %}{% set ns.v = ns.v + a %}{% endmacro %}{% set ns = namespace(v=0) %}{% for x in [1, 2, 3] %}{{ m(x) }}{% endfor %}{{ ns.v }}',
+  '{% macro m(a) %}{% for x in a %}{{ x }}{% if x == 2 %}{% break %}{% endif %}{% endfor %}{% endmacro %}{{ m([1, 2, 3]) }}{{ m is callable }}{{ m is defined }}',
+  '{% macro m(a) %}{% set b = a ~ "!" %}{{ b }}{% endmacro %}{{ m("x") }}{{ b }}',
+  '{% if t %}{% macro m(a) %}{% set b, c = [a, 2] %}{{ b }}{{ c }}{% for x in [1] %}{{ b }}{% endfor %}{% endmacro %}{% endif %}{{ m("x") }}',
+  '{{ m() }}{% macro m() %}x{% endmacro %}{{ m() }}',
+  '{% macro m() %}{{ s }}{{ arr | length }}{% endmacro %}{{ m() }}{{ m() ~ m() }}{{ (m() + "x") | upper }}',
+  '{% if t %}{% macro m() %}yes{% endmacro %}{% endif %}{{ m() }}',
+  '{% for i in [1, 2] %}{% macro m(x) %}<{{ x }}>{% endmacro %}{{ m(i) }}{% endfor %}',
+  '{% macro m(x) %}{{ raise_exception("bad " ~ x) }}{% endmacro %}{% for y in arr %}{{ m(y) }}{% endfor %}',
+  '{% macro m(x) %}{{ x.role }}{% endmacro %}{{ msgs | map(attribute="role") | join(",") }}{% for mm in msgs if mm.role != "tool" %}{{ m(mm) }}{% endfor %}',
+  RENDER_PARTS,
+];
+
+/** Templates written inline in other unit tests (pipeline-chat-template, pipeline-tokenizer). */
+export const INLINE_TEMPLATES: string[] = [
+  '{{ messages[0].content }}',
+  '{{ bos_token is defined }}|{{ tools is defined }}|{{ documents is defined }}|{{ eos_token }}|{{ foo }}|{{ messages|length }}',
+  "{{ raise_exception('Conversation roles must alternate') }}",
+  '{{ messages[0].missing.trim() }}',
+  "{% for message in messages %}{% for part in message.content %}{% if part.type == 'text' %}{{ part.text }}{% else %}[{{ part.type }}]{% endif %}{% endfor %}{% endfor %}",
+  '{{ messages[0].content[0].text }}',
+  '{% for m in messages %}{{ m.content[0] }}{% endfor %}',
+  '{% for m in messages %}{{ m.content|length }}{% endfor %}',
+  '{% for m in messages %}{{ m.content }}{% endfor %}',
+  "{% for m in messages %}{{ m.content }}{% endfor %}{% if add_generation_prompt %}{{ '<｜Assistant｜><think>\\n' }}{% endif %}",
+  '{% if not add_generation_prompt is false %}{% if x %}<think>\n{% endif %}{% endif %}',
+  "{% if add_generation_prompt %}{{ '<think>\\n\\n</think>\\n\\n' }}{% endif %}",
+  '{% if enable_thinking %}on{% endif %}',
+  '{% set enable_thinking = false %}{{ enable_thinking }}',
+  '{% if thinking is defined and thinking %}on{% endif %}',
+  '{% set thinking=false %}{% if thinking == true %}on{% endif %}',
+  '{{ messages }}',
+];
 
