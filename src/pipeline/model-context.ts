@@ -41,7 +41,7 @@ export async function loadModelContext(src: TokenizerSource, logger?: Logger): P
   let template: ChatTemplate | null = null;
   let templateError: string | null = null;
   try {
-    template = ChatTemplate.compile(tokenizer.chatTemplate, tokenizer);
+    template = ChatTemplate.compile(tokenizer.chatTemplate, tokenizer, { contentFormat: src.chatTemplateContentFormat ?? 'auto' });
     if (template.interpretedBecause !== null) {
       logger?.warn(
         `Chat template of model ${src.modelId} renders with @huggingface/jinja's interpreter (${template.interpretedBecause}); its prompts may differ from vLLM's (docs/reference/template-differences.md)`,

@@ -16,6 +16,8 @@ export function startPromptPool(
       template: template && {
         source: template.source,
         specials: { bosToken: tokenizer.bosToken, eosToken: tokenizer.eosToken, unkToken: tokenizer.unkToken, padToken: tokenizer.padToken },
+        // The format the gateway resolved (detected or --chat-template-content-format), so the thread renders alike.
+        contentFormat: template.contentFormat,
       },
       encoder: opts.encoder ?? 'fast',
       cutTokens: [...(tokenizer.cutTokens ?? [])],

@@ -10,6 +10,7 @@
  * in the gateway and, when the text holds such numbers or keys, records the Python form of each
  * object and array beside it (`pythonValue` reads it back when the template context is built).
  */
+import { toJSON } from './json.js';
 import { FloatBox, PyDict } from './values.js';
 
 const INTEGER_KEY = /^(0|[1-9]\d*)$/;
@@ -200,4 +201,21 @@ export function parseJsonText(text: string): unknown {
 export function pythonValue(v: unknown): unknown {
   if (typeof v !== 'object' || v === null) return v;
   return PYTHON_FORM.get(v) ?? v;
+}
+
+/** A value with its Python form substituted at every level where one was recorded. */
+function pythonDeep(v: unknown): unknown {
+  if (typeof v !== 'object' || v === null) return v;
+  const recorded = PYTHON_FORM.get(v);
+  if (recorded !== undefined) return recorded;
+  if (Array.isArray(v)) return v.map(pythonDeep);
+  if (v instanceof FloatBox || v instanceof PyDict) return v;
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v)) if (x !== undefined) out[k] = pythonDeep(x);
+  return out;
+}
+
+/** `v` (parsed request JSON) as the JSON text of its Python form, for parsePythonJson elsewhere. */
+export function pythonJsonText(v: unknown): string {
+  return toJSON(pythonDeep(v), null, false, [',', ':'], false);
 }
