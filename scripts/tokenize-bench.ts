@@ -33,7 +33,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
-import { ChatTemplate, type RenderRequest } from '../src/pipeline/chat-template.js';
+import { ChatTemplate, type RenderRequest } from '../src/pipeline/chat-prompt/chat-template.js';
 import { encodeChatPrompt } from '../src/pipeline/prompt-pool/encode-prompt.js';
 import { loadNativeEncoder } from '../src/pipeline/prompt-pool/native-encoder.js';
 import { PromptPool, type PromptPoolEvent } from '../src/pipeline/prompt-pool/pool.js';

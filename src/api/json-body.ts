@@ -1,5 +1,5 @@
 import { jsonParseError } from '../pipeline/errors.js';
-import { parseJsonText } from '../pipeline/template-compiler/python-json.js';
+import { parseJsonText } from '../pipeline/chat-prompt/template-compiler/python-json.js';
 
 export { parseJsonText };
 

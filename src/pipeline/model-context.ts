@@ -1,6 +1,6 @@
 import type { Logger } from '../util/logger.js';
 import type { TokenizerSource } from '../workers/tokenizer-registry.js';
-import { ChatTemplate, ChatTemplateError } from './chat-template.js';
+import { ChatTemplate, ChatTemplateError } from './chat-prompt/chat-template.js';
 import type { Decoder } from './detokenizer.js';
 import { isHarmonyModel } from './harmony/detect.js';
 import type { PromptPool } from './prompt-pool/pool.js';

@@ -11,8 +11,8 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseJsonText } from '../../src/api/json-body.js';
-import { ChatTemplate, type ChatTemplateOptions } from '../../src/pipeline/chat-template.js';
-import type { ChatMessageInput, ToolInput } from '../../src/pipeline/chat-template-messages.js';
+import { ChatTemplate, type ChatTemplateOptions } from '../../src/pipeline/chat-prompt/chat-template.js';
+import type { ChatMessageInput, ToolInput } from '../../src/pipeline/chat-prompt/chat-template-messages.js';
 
 export const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'templates');
 export const DIFFERENCES_DOC = join(import.meta.dirname, '..', '..', 'docs', 'reference', 'template-differences.md');

@@ -4,7 +4,7 @@
  * cannot parse or whose output holds an object address are skipped.
  */
 import { Template } from '@huggingface/jinja';
-import { compileTemplate } from '../../src/pipeline/template-compiler/compile.js';
+import { compileTemplate } from '../../src/pipeline/chat-prompt/template-compiler/compile.js';
 import { atFrozenNow } from './template-jinja2.js';
 import { loadProbes, type ProbeOutcome } from './template-probes.js';
 

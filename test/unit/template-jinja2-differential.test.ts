@@ -8,7 +8,7 @@
  * the list stays true.
  */
 import { describe, expect, it } from 'vitest';
-import { ChatTemplate } from '../../src/pipeline/chat-template.js';
+import { ChatTemplate } from '../../src/pipeline/chat-prompt/chat-template.js';
 import { counted, listedDifferences, loadCases, loadTemplates, runTemplate } from '../support/template-jinja2.js';
 
 const cases = loadCases();

@@ -7,9 +7,9 @@
 import { Template } from '@huggingface/jinja';
 import { describe, expect, it } from 'vitest';
 import { parseJsonText } from '../../src/api/json-body.js';
-import { ChatTemplate } from '../../src/pipeline/chat-template.js';
-import type { ChatMessageInput, ToolInput } from '../../src/pipeline/chat-template-messages.js';
-import { compileTemplate } from '../../src/pipeline/template-compiler/compile.js';
+import { ChatTemplate } from '../../src/pipeline/chat-prompt/chat-template.js';
+import type { ChatMessageInput, ToolInput } from '../../src/pipeline/chat-prompt/chat-template-messages.js';
+import { compileTemplate } from '../../src/pipeline/chat-prompt/template-compiler/compile.js';
 import { atFrozenNow } from '../support/template-jinja2.js';
 
 function render(source: string, ctx: Record<string, unknown> = {}): string {

@@ -5,9 +5,9 @@
  * 500 and is replaced. An idle pool never keeps the process alive.
  */
 import { Worker } from 'node:worker_threads';
-import type { RenderRequest } from '../chat-template.js';
-import { pythonJsonText } from '../template-compiler/python-json.js';
-import { ChatTemplateError } from '../chat-template-error.js';
+import type { RenderRequest } from '../chat-prompt/chat-template.js';
+import { pythonJsonText } from '../chat-prompt/template-compiler/python-json.js';
+import { ChatTemplateError } from '../chat-prompt/chat-template-error.js';
 import { PipelineError } from '../errors.js';
 import type { EncoderKind, PromptJob, PromptReply, PromptWorkerInit, WorkerHello } from './protocol.js';
 

@@ -5,8 +5,8 @@
  * Rust binding, else with the JS library (protocol.ts EncoderKind; the hello's note says why).
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { ChatTemplate, ChatTemplateError, type RenderRequest } from '../chat-template.js';
-import { parsePythonJson } from '../template-compiler/python-json.js';
+import { ChatTemplate, ChatTemplateError, type RenderRequest } from '../chat-prompt/chat-template.js';
+import { parsePythonJson } from '../chat-prompt/template-compiler/python-json.js';
 import { loadFastBpeEncoder, sameIds } from '../tokenizer/fast-bpe/index.js';
 import { loadLibTokenizer } from '../tokenizer/load.js';
 import { loadNativeEncoder, type TextEncoder } from './native-encoder.js';

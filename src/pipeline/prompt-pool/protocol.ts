@@ -2,8 +2,8 @@
  * Messages between the gateway's event loop and a prompt worker thread. Plain data only: every
  * value crosses by structured clone, the token ids by transfer of their buffer.
  */
-import type { ContentFormat } from '../chat-template-analysis.js';
-import type { RenderRequest, TemplateSpecialTokens } from '../chat-template.js';
+import type { ContentFormat } from '../chat-prompt/chat-template-analysis.js';
+import type { RenderRequest, TemplateSpecialTokens } from '../chat-prompt/chat-template.js';
 
 /**
  * How a worker turns text into ids: the fast ids-only encoder (tokenizer/fast-bpe/), the Rust

@@ -1,5 +1,5 @@
 /** The prompt pool of a freshly loaded model. */
-import type { ChatTemplate } from '../chat-template.js';
+import type { ChatTemplate } from '../chat-prompt/chat-template.js';
 import type { LoadedTokenizer } from '../tokenizer/index.js';
 import { PromptPool, type PromptPoolOptions } from './pool.js';
 import { parityProbes } from './probes.js';

@@ -3,8 +3,8 @@
  * with the reasoning/tool parsers (`chat-format-template.ts`), or Harmony for gpt-oss
  * (`chat-format-harmony.ts`). `prepareChat` runs either the same way.
  */
-import type { RuntimeType, StructuredConstraint } from '../engine/types.js';
-import type { OutputPlan } from './output/output-plan.js';
+import type { RuntimeType, StructuredConstraint } from '../../engine/types.js';
+import type { OutputPlan } from '../output/output-plan.js';
 
 /** What a format decides once the worker (and so the engine runtime) is known. */
 export interface ChatOutputDecision {

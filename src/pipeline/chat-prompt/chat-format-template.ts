@@ -5,17 +5,17 @@
 import type { ChatFormat } from './chat-format.js';
 import { buildTemplateKwargs, reasoningStarted, thinkingPreference } from './chat-template-thinking.js';
 import { ChatTemplateError } from './chat-template.js';
-import { PipelineError } from './errors.js';
-import type { ModelContext } from './model-context.js';
-import { encodeChatPrompt } from './prompt-pool/encode-prompt.js';
-import { type ReasoningStage, type ToolStage, chatOutputPlan } from './output/chat-output-plan.js';
-import { resolveParsers } from './parsers/resolve.js';
-import { TOOL_PARSERS } from './parsers/tools/registry.js';
-import type { ToolSchema } from './parsers/tools/types.js';
-import type { ChatGenerationRequest } from './request.js';
-import type { PipelineServices } from './services.js';
-import { toolCallIds } from './tools/tool-calls.js';
-import { type Json, type ToolConstraint, buildToolConstraint, chatSkipSpecialTokens, functionOf, templateTools } from './tools/tool-choice.js';
+import { PipelineError } from '../errors.js';
+import type { ModelContext } from '../model-context.js';
+import { encodeChatPrompt } from '../prompt-pool/encode-prompt.js';
+import { type ReasoningStage, type ToolStage, chatOutputPlan } from '../output/chat-output-plan.js';
+import { resolveParsers } from '../parsers/resolve.js';
+import { TOOL_PARSERS } from '../parsers/tools/registry.js';
+import type { ToolSchema } from '../parsers/tools/types.js';
+import type { ChatGenerationRequest } from '../request.js';
+import type { PipelineServices } from '../services.js';
+import { toolCallIds } from '../tools/tool-calls.js';
+import { type Json, type ToolConstraint, buildToolConstraint, chatSkipSpecialTokens, functionOf, templateTools } from '../tools/tool-choice.js';
 
 /**
  * `tools` is the filtered list (§10.2), or undefined when the request has none. Big prompts are

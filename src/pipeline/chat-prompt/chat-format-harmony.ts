@@ -5,20 +5,20 @@
  * calls, final and preambles → content), and user stop strings apply to final-channel text only.
  */
 import type { ChatFormat } from './chat-format.js';
-import { PipelineError, invalid } from './errors.js';
-import { HarmonyChannelParser, callableToolNames, parseHarmony } from './harmony/channel-parser.js';
-import { HarmonyRenderError } from './harmony/errors.js';
-import { renderHarmonyPrompt } from './harmony/render.js';
-import { harmonyStopTokenIds } from './harmony/stops.js';
-import { harmonyReasoningEffort } from './harmony/system-message.js';
-import type { HarmonyChatMessage, HarmonyFunctionTool } from './harmony/types.js';
-import type { ModelContext } from './model-context.js';
-import type { OutputPlan } from './output/output-plan.js';
-import { encodePromptText } from './prompt-pool/encode-prompt.js';
-import type { ChatGenerationRequest } from './request.js';
-import { StopStringMatcher } from './stop-matcher.js';
-import { toolCallIds } from './tools/tool-calls.js';
-import type { Json } from './tools/tool-choice.js';
+import { PipelineError, invalid } from '../errors.js';
+import { HarmonyChannelParser, callableToolNames, parseHarmony } from '../harmony/channel-parser.js';
+import { HarmonyRenderError } from '../harmony/errors.js';
+import { renderHarmonyPrompt } from '../harmony/render.js';
+import { harmonyStopTokenIds } from '../harmony/stops.js';
+import { harmonyReasoningEffort } from '../harmony/system-message.js';
+import type { HarmonyChatMessage, HarmonyFunctionTool } from '../harmony/types.js';
+import type { ModelContext } from '../model-context.js';
+import type { OutputPlan } from '../output/output-plan.js';
+import { encodePromptText } from '../prompt-pool/encode-prompt.js';
+import type { ChatGenerationRequest } from '../request.js';
+import { StopStringMatcher } from '../stop-matcher.js';
+import { toolCallIds } from '../tools/tool-calls.js';
+import type { Json } from '../tools/tool-choice.js';
 
 export async function harmonyFormat(req: ChatGenerationRequest, ctx: ModelContext, tools: Json[] | undefined): Promise<ChatFormat> {
   // The model must be free to write its channel headers: an EOS-less run would never end its
