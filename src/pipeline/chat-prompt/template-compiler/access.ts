@@ -34,6 +34,11 @@ function pyAttribute(o: unknown, key: string): unknown {
 
 /** `obj.name`. */
 export function attr(o: unknown, key: string): unknown {
+  if (o instanceof Namespace) return o.m.get(key);
+  if (typeof o === 'object' && o !== null && Object.getPrototypeOf(o) === Object.prototype) {
+    if (DICT_METHODS.has(key)) return bound(o, key);
+    return Object.hasOwn(o, key) ? (o as Record<string, unknown>)[key] : undefined;
+  }
   if (o === undefined) return undefinedRead(key);
   const a = pyAttribute(o, key);
   if (a !== NOT_FOUND) return a;

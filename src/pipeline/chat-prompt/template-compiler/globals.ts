@@ -194,6 +194,7 @@ function namespaceEntry(pair: unknown): [string, unknown] {
 }
 
 export function namespace(args: unknown[]): Namespace {
+  if (args.length === 1 && args[0] instanceof Kwargs) return new Namespace(new Map(args[0].m));
   const positional = args.slice();
   let kwargs: Kwargs | undefined;
   if (positional.at(-1) instanceof Kwargs) kwargs = positional.pop() as Kwargs;

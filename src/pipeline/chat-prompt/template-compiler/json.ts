@@ -6,7 +6,7 @@
  * cannot serialize (Undefined, a namespace, a function) raises TypeError.
  */
 import { fail, floatRepr, pyStr, pyTypeName } from './py.js';
-import { FloatBox, Kind, dictGet, dictKeys, kindOf, seqTag } from './values.js';
+import { FloatBox, Kind, kindOf, seqTag, type PyDict } from './values.js';
 
 const ESCAPES: Record<string, string> = {
   '"': '\\"',
@@ -80,41 +80,54 @@ function write(v: unknown, style: Style, depth: number): string {
       return v ? 'true' : 'false';
   }
   if (v === null) return 'null';
+  if (Array.isArray(v)) {
+    const tag = seqTag(v);
+    if (tag) return fail(`Object of type ${tag.kind} is not JSON serializable`);
+    return list(v, style, depth);
+  }
+  if (typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) return plainDict(v as Record<string, unknown>, style, depth);
   if (v instanceof FloatBox) return floatJson(v.v);
-  const k = kindOf(v);
-  const tag = seqTag(v);
-  if (tag) return fail(`Object of type ${tag.kind} is not JSON serializable`);
-  if (k === Kind.Array || k === Kind.Tuple || k === Kind.Object) return container(v as object, style, depth);
+  if (kindOf(v) === Kind.Object) return mapDict((v as PyDict).m, style, depth);
   return fail(`Object of type ${pyTypeName(v)} is not JSON serializable`);
 }
 
-function container(v: object, style: Style, depth: number): string {
+function indents(style: Style, depth: number): [string, string] {
   const unit = style.indent;
-  let base = '';
-  let child = '';
-  if (unit !== null) {
-    base = '\n' + unit.repeat(depth);
-    child = base + unit;
+  if (unit === null) return ['', ''];
+  const base = '\n' + unit.repeat(depth);
+  return [base, base + unit];
+}
+
+function list(v: readonly unknown[], style: Style, depth: number): string {
+  if (v.length === 0) return '[]';
+  const [base, child] = indents(style, depth);
+  let out = '';
+  for (let i = 0; i < v.length; i++) {
+    if (i > 0) out += style.itemSep;
+    out += child + write(v[i], style, depth + 1);
   }
-  if (Array.isArray(v)) {
-    if (v.length === 0) return '[]';
-    let out = '';
-    for (let i = 0; i < v.length; i++) {
-      if (i > 0) out += style.itemSep;
-      out += child + write(v[i], style, depth + 1);
-    }
-    return '[' + out + base + ']';
-  }
-  const keys = dictKeys(v);
+  return '[' + out + base + ']';
+}
+
+function entries(keys: string[], get: (k: string) => unknown, style: Style, depth: number): string {
   if (keys.length === 0) return '{}';
   if (style.sortKeys) keys.sort(comparePython);
+  const [base, child] = indents(style, depth);
   let out = '';
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i];
     if (i > 0) out += style.itemSep;
-    out += child + quote(keyText(key), style.ensureAscii) + style.keySep + write(dictGet(v, key), style, depth + 1);
+    out += child + quote(key, style.ensureAscii) + style.keySep + write(get(key), style, depth + 1);
   }
   return '{' + out + base + '}';
+}
+
+function plainDict(v: Record<string, unknown>, style: Style, depth: number): string {
+  return entries(Object.keys(v), (k) => v[k], style, depth);
+}
+
+function mapDict(m: ReadonlyMap<string, unknown>, style: Style, depth: number): string {
+  return entries([...m.keys()], (k) => m.get(k), style, depth);
 }
 
 function comparePython(a: string, b: string): number {

@@ -138,15 +138,37 @@ export function isSpace(ch: string): boolean {
   return SPACE_SET.has(ch);
 }
 
+function isSpaceUnit(c: number): boolean {
+  if (c <= 0x20) return c === 0x20 || (c >= 0x09 && c <= 0x0d) || (c >= 0x1c && c <= 0x1f);
+  if (c < 0x85) return false;
+  return c === 0x85 || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000;
+}
+const HAS_SURROGATE = /[\ud800-\udfff]/;
+
 /** str.strip / lstrip / rstrip with Python's whitespace, or with `chars` (code points). */
 export function pyStrip(s: string, chars: string | null | undefined, left: boolean, right: boolean): string {
-  const set = chars === null || chars === undefined ? SPACE_SET : new Set(chars);
+  if (chars === null || chars === undefined) {
+    // Python's whitespace is all in the BMP: a unit-by-unit scan from each end.
+    let start = 0;
+    let end = s.length;
+    if (left) while (start < end && isSpaceUnit(s.charCodeAt(start))) start++;
+    if (right) while (end > start && isSpaceUnit(s.charCodeAt(end - 1))) end--;
+    return start === 0 && end === s.length ? s : s.slice(start, end);
+  }
+  if (!HAS_SURROGATE.test(chars)) {
+    // Every character to strip is one UTF-16 unit, so none can match half of a pair.
+    let start = 0;
+    let end = s.length;
+    if (left) while (start < end && chars.includes(s[start])) start++;
+    if (right) while (end > start && chars.includes(s[end - 1])) end--;
+    return start === 0 && end === s.length ? s : s.slice(start, end);
+  }
+  const set = new Set(chars);
   let start = 0;
   let end = s.length;
   if (left) {
     while (start < end) {
-      const cp = s.codePointAt(start) as number;
-      const ch = String.fromCodePoint(cp);
+      const ch = String.fromCodePoint(s.codePointAt(start) as number);
       if (!set.has(ch)) break;
       start += ch.length;
     }

@@ -153,6 +153,7 @@ export function kindOf(v: unknown): Kind {
     case 'object':
       if (v === null) return Kind.Null;
       if (Array.isArray(v)) return isTuple(v) ? Kind.Tuple : Kind.Array;
+      if (Object.getPrototypeOf(v) === Object.prototype) return Kind.Object;
       if (v instanceof Boxed) {
         if (v instanceof FloatBox) return Kind.Float;
         if (v instanceof PyDict) return Kind.Object;
