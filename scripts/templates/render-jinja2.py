@@ -213,7 +213,11 @@ def tool_dump(tool):
     for k, v in fn.items():
         if k not in out:
             out[k] = v
-    return {"type": "function", "function": out}
+    dumped = {"type": "function", "function": out}
+    for k, v in tool.items():
+        if k not in dumped:
+            dumped[k] = v
+    return dumped
 
 
 def render(template, content_format, specials, request):

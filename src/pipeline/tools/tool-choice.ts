@@ -64,7 +64,7 @@ function parametersOf(tool: Json): unknown {
 export function templateTools(tools: Json[]): Json[] {
   // The function object as sent: ChatTemplate dumps it as vLLM does (None for an absent
   // description or parameters; python-json.ts keeps the schema's numbers by object identity).
-  return tools.map((t) => ({ type: 'function', function: functionOf(t) ?? {} }));
+  return tools.map((t) => ({ ...t, type: 'function', function: functionOf(t) ?? {} }));
 }
 
 /**
