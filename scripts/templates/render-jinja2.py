@@ -51,7 +51,14 @@ SPECIALS = {
 def specials_for(name):
     if "llama3" in name or "llama-3" in name or "llama4" in name or "toolace" in name or "xlam_llama" in name:
         return SPECIALS["llama3"]
-    if "qwen" in name or "chatml" in name or "hermes" in name or "internlm" in name or "minimax" in name:
+    if "kimi" in name.lower():
+        return {"bos_token": "[BOS]", "eos_token": "[EOS]"}
+    if "glm" in name.lower():
+        return {"eos_token": "<|endoftext|>"}
+    name = name.lower()
+    if "llama-3" in name or "hermes-3" in name:
+        return SPECIALS["llama3"]
+    if "qwen" in name or "chatml" in name or "hermes" in name or "internlm" in name or "minimax" in name or "smollm" in name:
         return SPECIALS["chatml"]
     if "deepseek" in name:
         return SPECIALS["deepseek"]

