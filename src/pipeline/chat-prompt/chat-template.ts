@@ -1,8 +1,10 @@
 /**
- * Chat template rendering (request-pipeline.md §4) on @huggingface/jinja: parse once per model,
- * render per request with the variables SMG passes. The parsed template is also compiled to a JS
- * function (template-compiler/, byte-identical to the library's interpreter and several times
- * faster); templates or values the compiler does not cover render with the interpreter.
+ * Chat template rendering (request-pipeline.md §4) as vLLM renders it: transformers'
+ * apply_chat_template under Python jinja2 (issue 26). @huggingface/jinja parses the template once
+ * per model; template-compiler/ compiles the tree to a JS function with jinja2's semantics. A
+ * template the compiler refuses renders with the library's interpreter (its own semantics; the
+ * gateway warns when it loads one). Messages and tools are preprocessed as vLLM does
+ * (chat-template-messages.ts), content format included (chat-template-analysis.ts).
  */
 import { Template } from '@huggingface/jinja';
 import { detectContentFormat, detectThinkInPrefill, type ContentFormat, type ContentFormatOption } from './chat-template-analysis.js';

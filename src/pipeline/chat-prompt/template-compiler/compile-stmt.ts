@@ -1,9 +1,8 @@
 /**
- * Statements → JS statements appending to an output variable. Loops reproduce the interpreter's
- * evaluateFor: the iterable (and any `if` filter) is evaluated before the first iteration, one
- * scope is shared by all iterations and the else block, an iteration's output is kept only if
- * its body completes (a break/continue drops what it had printed), and the else block runs
- * when no iteration completed.
+ * Statements → JS statements appending to an output variable. Loops follow jinja2: the iterable
+ * (and any `if` filter) is evaluated before the first iteration, each iteration starts without
+ * what the previous one assigned, what an iteration printed before a break/continue is kept, and
+ * the else block (which does not see the loop's variables) runs when no iteration completed.
  */
 import type { For, Macro, SetStatement, Statement } from './ast.js';
 import { compileFilter } from './compile-call.js';

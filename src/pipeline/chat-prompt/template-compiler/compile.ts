@@ -2,13 +2,14 @@
  * Compiles a chat template's parsed tree (`new Template(src).parsed` from @huggingface/jinja) to
  * a plain JS function `(context) => string`, built once per template with `new Function`.
  *
- * Why hand-written: speed only. The library's interpreter boxes every value in a RuntimeValue and
- * walks Environment chains on each lookup; a profile of the gateway's prompt thread put Qwen3's
- * one-message render at ~190 µs, almost all interpreter overhead. The compiled function must stay
- * byte-identical to that interpreter (the oracle, quirks included: see values.ts, text.ts and the
- * differential test), so anything it does not mirror exactly is refused here (`render: null` with
- * the reason; the caller keeps the interpreter) or, for rare runtime values, throws
- * CompiledFallback so the caller renders that one call with the interpreter.
+ * It renders with Python jinja2's semantics in transformers' environment (py.ts, filters.ts,
+ * methods.ts, tests.ts, access.ts, operators.ts), which is what vLLM renders: the oracle is jinja2
+ * itself (test/unit/template-jinja2-differential.test.ts, template-compiler-jinja2.test.ts).
+ * @huggingface/jinja only parses. It is also fast: the library's interpreter boxes every value and
+ * walks Environment chains on each lookup (~190 µs for Qwen3's one-message render, against a few
+ * µs compiled). The few constructs it does not compile are refused here (`render: null` with the
+ * reason); ChatTemplate then renders that template with the library's interpreter, whose
+ * semantics are the library's (docs/reference/template-differences.md).
  */
 import type { Program } from './ast.js';
 import { StatementCompiler } from './compile-stmt.js';

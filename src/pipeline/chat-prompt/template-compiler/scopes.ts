@@ -1,15 +1,14 @@
 /**
- * Static view of the interpreter's environments. A render has a global environment (builtins and
- * the context) and each `for` statement creates one child environment per execution, shared by
- * all its iterations and its else block; `if` and `set` blocks add none. `set x` always writes to
- * the innermost environment; a read walks outward and stops at the first environment where the
- * name has been set so far, which may depend on what ran. So every name a scope may set gets a
- * JS variable there, starting as UNSET, and reads test the candidates innermost first.
+ * Static view of jinja2's scopes. A render has a global scope (builtins and the context) and each
+ * `for` statement a scope of its own, whose assignments each iteration starts without (jinja2
+ * 2.9+: the next iteration reads the outer value again) and its else block does not see; `if` and
+ * `set` blocks add none. `set x` writes to the innermost scope; a read walks outward and stops at
+ * the first scope where the name has been set so far, which may depend on what ran. So every name
+ * a scope may set gets a JS variable there, starting as UNSET, and reads test the candidates
+ * innermost first.
  *
- * A macro call runs its body in a new environment whose parent is the *caller's* environment
- * (dynamic scope). That is only compiled when it cannot matter: a name the body may read past its
- * own scope must be one that no loop or macro scope binds (any of them may be on a caller's
- * chain, the macro itself too when re-entered), so the lookup ends at the top level.
+ * Macros are scoped lexically, as in jinja2: past its parameters and own assignments a macro
+ * body reads the scopes where it was defined (a JS closure over them), never its caller's.
  */
 import type { Expression, For, Macro, Statement } from './ast.js';
 import { BUILTIN_NAMES } from './globals.js';

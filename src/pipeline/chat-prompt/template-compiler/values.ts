@@ -1,18 +1,16 @@
 /**
- * How compiled templates hold @huggingface/jinja's runtime values without boxing them.
+ * How compiled templates hold Python (jinja2) values without boxing most of them:
  *
- * The interpreter wraps every value in a RuntimeValue; compiled code works on the plain JS values
- * the context already holds and only boxes what a plain value cannot express:
+ *   Undefined → undefined            None → null              bool → boolean
+ *   str → string                     list → array             tuple → array tagged TUPLE
+ *   int → integral number, or bigint beyond 2^53 (python-json.ts)
+ *   float → non-integral number, or FloatBox when integral (`1.0`)
+ *   dict → plain object, or PyDict when JS would reorder its keys (integer-like keys)
+ *   generator, dict views, range → arrays tagged SEQ       namespace() → Namespace
+ *   a function or bound method → (args) => value        keyword arguments → Kwargs (argument only)
  *
- *   UndefinedValue → undefined       NullValue → null        BooleanValue → boolean
- *   StringValue → string             ArrayValue → array      TupleValue → array tagged TUPLE
- *   IntegerValue → integral number   FloatValue → non-integral number, or FloatBox when integral
- *   ObjectValue → plain object       NamespaceValue → Namespace (a Map, insertion ordered)
- *   FunctionValue → (args) => value  KeywordArgumentsValue → Kwargs (only ever an argument)
- *
- * A number from the context is an integer exactly when Number.isInteger says so, which is how the
- * interpreter converts it. Arithmetic keeps the interpreter's typing: an integer operation whose
- * result is not an integer (an overflow to Infinity) gives up through `fallback()`.
+ * A number from the context is an int exactly when Number.isInteger says so; the request parser
+ * keeps the Python form of JSON numbers it would otherwise lose (python-json.ts).
  */
 
 /** Base of the few boxes, so one `instanceof` tells them from plain objects. */
