@@ -31,8 +31,6 @@ export interface MacroScope {
   /** Parameters and every `set` target of the body outside its loops. */
   readonly assigned: Set<string>;
   readonly params: readonly string[];
-  /** Names a scope on a caller's chain may bind, which the body must not read from outside. */
-  readonly outside: ReadonlySet<string>;
 }
 
 export interface ScopeTable {
@@ -110,7 +108,6 @@ export function analyzeScopes(body: readonly Statement[]): ScopeTable {
   const table: ScopeTable = { global: new Set(), fors: new Map(), macros: new Map() };
   let nextId = 0;
   let inMacro = false;
-  const local = new Set<string>();
   const visit = (statements: readonly Statement[], assigned: Set<string>): void => {
     for (const s of statements) {
       switch (s.type) {
@@ -144,7 +141,7 @@ export function analyzeScopes(body: readonly Statement[]): ScopeTable {
           if (mentions(s, MACRO_SPECIALS)) throw new Unsupported('a macro using kwargs, varargs or caller');
           assigned.add(checkName(s.name.value));
           const params = macroParams(s);
-          const scope: MacroScope = { id: nextId++, node: s, assigned: new Set(params), params, outside: local };
+          const scope: MacroScope = { id: nextId++, node: s, assigned: new Set(params), params };
           table.macros.set(s, scope);
           inMacro = true;
           visit(s.body, scope.assigned);
@@ -157,6 +154,5 @@ export function analyzeScopes(body: readonly Statement[]): ScopeTable {
     }
   };
   visit(body, table.global);
-  for (const scope of [...table.fors.values(), ...table.macros.values()]) for (const name of scope.assigned) local.add(name);
   return table;
 }
