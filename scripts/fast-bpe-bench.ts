@@ -19,7 +19,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { ChatTemplate } from '../src/pipeline/chat-template.js';
+import { ChatTemplate } from '../src/pipeline/chat-prompt/chat-template.js';
 import { buildFastBpeEncoder } from '../src/pipeline/tokenizer/fast-bpe/load.js';
 import { loadTokenizer } from '../src/pipeline/tokenizer/index.js';
 import { loadLibTokenizer } from '../src/pipeline/tokenizer/load.js';

@@ -1,6 +1,6 @@
 /**
  * Chat-template render micro-benchmark: µs per render of @huggingface/jinja's interpreter
- * (`Template.render`) and of the compiled function (src/pipeline/template-compiler), side by side,
+ * (`Template.render`) and of the compiled function (src/pipeline/chat-prompt/template-compiler), side by side,
  * on the contexts ChatTemplate builds (messages and tools normalized, special tokens set).
  *
  *   npx tsx scripts/template-bench.ts [--ms 400] [--rounds 5]
@@ -12,8 +12,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Template } from '@huggingface/jinja';
-import { normalizeMessages, normalizeTools, type ChatMessageInput } from '../src/pipeline/chat-template-messages.js';
-import { compileTemplate, type RenderFunction } from '../src/pipeline/template-compiler/compile.js';
+import { normalizeMessages, normalizeTools, type ChatMessageInput } from '../src/pipeline/chat-prompt/chat-template-messages.js';
+import { compileTemplate, type RenderFunction } from '../src/pipeline/chat-prompt/template-compiler/compile.js';
 import { ensureTokenizerFixture, llama31ModelDir } from '../test/support/tokenizer-fixtures.js';
 
 function arg(name: string, fallback: number): number {

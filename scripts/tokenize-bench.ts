@@ -33,7 +33,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
-import { ChatTemplate, type RenderRequest } from '../src/pipeline/chat-template.js';
+import { ChatTemplate, type RenderRequest } from '../src/pipeline/chat-prompt/chat-template.js';
 import { encodeChatPrompt } from '../src/pipeline/prompt-pool/encode-prompt.js';
 import { loadNativeEncoder } from '../src/pipeline/prompt-pool/native-encoder.js';
 import { PromptPool, type PromptPoolEvent } from '../src/pipeline/prompt-pool/pool.js';
@@ -121,7 +121,7 @@ async function warmPool(name: PoolVariant, encoder: 'js' | 'native', size?: numb
     },
   };
   const pool = whole
-    ? new PromptPool({ directory: tok.directory, template: { source: template.source, specials: { bosToken: tok.bosToken, eosToken: tok.eosToken, unkToken: tok.unkToken, padToken: tok.padToken } }, encoder, cutTokens: [], probes: parityProbes(tok, template) }, opts)
+    ? new PromptPool({ directory: tok.directory, template: { source: template.source, specials: { bosToken: tok.bosToken, eosToken: tok.eosToken, unkToken: tok.unkToken, padToken: tok.padToken }, contentFormat: template.contentFormat }, encoder, cutTokens: [], probes: parityProbes(tok, template) }, opts)
     : startPromptPool(tok, template, opts);
   await pool.whenReady();
   memory.push(`${name}: +${((process.memoryUsage().rss - before) / 2 ** 20).toFixed(0)} MiB RSS for ${pool.readyCount} thread(s)`);

@@ -10,7 +10,7 @@
 import type { SamplingSpec } from '../../src/engine/types.js';
 import { parseChatRequest } from '../../src/api/openai/chat-request.js';
 import { buildSampling } from '../../src/pipeline/build-sampling.js';
-import { buildTemplateKwargs } from '../../src/pipeline/chat-template-thinking.js';
+import { buildTemplateKwargs } from '../../src/pipeline/chat-prompt/chat-template-thinking.js';
 import { loadModelContext } from '../../src/pipeline/model-context.js';
 import type { BenchOptions } from './args.js';
 

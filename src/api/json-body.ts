@@ -1,7 +1,13 @@
 import { jsonParseError } from '../pipeline/errors.js';
 import { jsonDepthProblem } from '../util/json-depth.js';
+import { parseJsonText } from '../pipeline/chat-prompt/template-compiler/python-json.js';
 
-/** A request's JSON body, with SMG's body-parse texts (request-pipeline §2.2(1)). */
+export { parseJsonText };
+
+/**
+ * A request's JSON body, with SMG's body-parse texts (request-pipeline §2.2(1)). Numbers and key
+ * orders JSON.parse would change are kept beside the values for chat templates (python-json.ts).
+ */
 export async function readJsonBody(request: Request): Promise<unknown> {
   const type = request.headers.get('content-type') ?? '';
   if (!type.toLowerCase().includes('application/json')) throw jsonParseError('Missing Content-Type: application/json header');
@@ -10,7 +16,7 @@ export async function readJsonBody(request: Request): Promise<unknown> {
   const tooDeep = jsonDepthProblem(text);
   if (tooDeep) throw jsonParseError(`JSON syntax error: ${tooDeep}`);
   try {
-    return JSON.parse(text) as unknown;
+    return parseJsonText(text);
   } catch (err) {
     throw jsonParseError(`JSON syntax error: ${(err as Error).message}`);
   }

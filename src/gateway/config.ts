@@ -17,6 +17,8 @@ export interface GatewayConfig {
   servedModelNames: string[];
   tokenizerPath: string | null;
   chatTemplate: string | null;
+  /** --chat-template-content-format: 'auto' detects it from the template, as vLLM does. */
+  chatTemplateContentFormat: 'auto' | 'string' | 'openai';
   reasoningParser: string | null;
   toolCallParser: string | null;
   policy: PolicyName;
@@ -137,6 +139,7 @@ export function defaultGatewayConfig(): GatewayConfig {
     servedModelNames: [],
     tokenizerPath: null,
     chatTemplate: null,
+    chatTemplateContentFormat: 'auto',
     reasoningParser: null,
     toolCallParser: null,
     policy: 'cache_aware',
@@ -218,6 +221,7 @@ export function workersConfigOf(cfg: GatewayConfig): WorkersConfig {
     servedModelNames: cfg.servedModelNames,
     tokenizerPath: cfg.tokenizerPath,
     chatTemplate: cfg.chatTemplate,
+    chatTemplateContentFormat: cfg.chatTemplateContentFormat,
     policy: cfg.policy,
     policyOptions: {
       prefixTokenCount: cfg.prefixTokenCount,

@@ -1,6 +1,6 @@
 import type { Logger } from '../util/logger.js';
 import type { TokenizerSource } from '../workers/tokenizer-registry.js';
-import { ChatTemplate, ChatTemplateError } from './chat-template.js';
+import { ChatTemplate, ChatTemplateError } from './chat-prompt/chat-template.js';
 import type { Decoder } from './detokenizer.js';
 import { isHarmonyModel } from './harmony/detect.js';
 import type { PromptPool } from './prompt-pool/pool.js';
@@ -41,7 +41,12 @@ export async function loadModelContext(src: TokenizerSource, logger?: Logger): P
   let template: ChatTemplate | null = null;
   let templateError: string | null = null;
   try {
-    template = ChatTemplate.compile(tokenizer.chatTemplate, tokenizer);
+    template = ChatTemplate.compile(tokenizer.chatTemplate, tokenizer, { contentFormat: src.chatTemplateContentFormat ?? 'auto' });
+    if (template.interpretedBecause !== null) {
+      logger?.warn(
+        `Chat template of model ${src.modelId} renders with @huggingface/jinja's interpreter (${template.interpretedBecause}); its prompts may differ from vLLM's (docs/reference/template-differences.md)`,
+      );
+    }
   } catch (err) {
     if (!(err instanceof ChatTemplateError)) throw err;
     templateError = err.message;

@@ -5,9 +5,9 @@
  * protocol (OpenAI chat, Anthropic Messages, Responses) goes through here.
  */
 import { buildSampling, checkTopLogprobs, decodeRules } from './build-sampling.js';
-import type { ChatFormat } from './chat-format.js';
-import { harmonyFormat } from './chat-format-harmony.js';
-import { renderChatPrompt, templateFormat } from './chat-format-template.js';
+import type { ChatFormat } from './chat-prompt/chat-format.js';
+import { harmonyFormat } from './chat-prompt/chat-format-harmony.js';
+import { renderChatPrompt, templateFormat } from './chat-prompt/chat-format-template.js';
 import { fanOut } from './fan-out.js';
 import type { GenerationSpec } from './generation-spec.js';
 import { backendRequestId, engineRequestBase } from './ids.js';

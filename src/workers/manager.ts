@@ -424,6 +424,7 @@ export class WorkerManager {
       modelId: w.modelId,
       source: w.identity.tokenizerSource ?? w.modelId,
       chatTemplate: this.config.chatTemplate,
+      chatTemplateContentFormat: this.config.chatTemplateContentFormat ?? 'auto',
     });
   }
 

@@ -28,6 +28,8 @@ export interface TokenizerSource {
   /** --tokenizer-path, labels.tokenizer_path, else the model path. */
   source: string;
   chatTemplate: string | null;
+  /** --chat-template-content-format (absent = 'auto'). */
+  chatTemplateContentFormat?: 'auto' | 'string' | 'openai';
 }
 
 /** Supplied by the pipeline: load (tokenizer + template) for one model; `logger` hears what it starts. */

@@ -83,6 +83,8 @@ export interface WorkersConfig {
   servedModelNames: readonly string[];
   tokenizerPath: string | null;
   chatTemplate: string | null;
+  /** --chat-template-content-format. */
+  chatTemplateContentFormat?: 'auto' | 'string' | 'openai';
   policy: PolicyName;
   /** Settings of the hashing and sticky policies (consistent_hashing, prefix_hash, manual). */
   policyOptions: PolicyOptions;

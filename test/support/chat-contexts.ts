@@ -5,8 +5,8 @@
  * JSON schemas (unicode, quotes, newlines, numbers, booleans, null), add_generation_prompt and
  * thinking kwargs present or absent, special tokens present or absent.
  */
-import type { RenderRequest } from '../../src/pipeline/chat-template.js';
-import type { ChatMessageInput, ToolInput } from '../../src/pipeline/chat-template-messages.js';
+import type { RenderRequest } from '../../src/pipeline/chat-prompt/chat-template.js';
+import type { ChatMessageInput, ToolInput } from '../../src/pipeline/chat-prompt/chat-template-messages.js';
 import { rng } from './splits.js';
 
 type Rand = () => number;

@@ -2,8 +2,8 @@
  * Seeded random jinja templates for differential testing of the template compiler: expressions
  * built from the names of the semantics context (test/support/template-semantics.ts), literals,
  * operators, filters, tests, member access, calls and slices; statements with if/for/set,
- * break/continue, loop.* and namespaces. Many are nonsense on purpose: the interpreter's errors
- * must come out identically too.
+ * break/continue, loop.* and namespaces. Many are nonsense on purpose: where jinja2 raises, the
+ * compiled template must raise too (template-probes.ts).
  */
 import { rng } from './splits.js';
 

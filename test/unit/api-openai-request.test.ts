@@ -109,8 +109,7 @@ describe('chat request normalization', () => {
 describe('chat validation messages (§3.1.3)', () => {
   it.each([
     [{ messages: [] }, 'messages cannot be empty'],
-    [{ messages: [{ role: 'user', content: '' }] }, 'message content cannot be empty'],
-    [{ messages: [{ role: 'user', content: [] }] }, 'message content parts cannot be empty'],
+    [{ messages: [{ role: 'user', content: null }] }, 'message content cannot be empty'],
     [{ top_logprobs: 2 }, 'top_logprobs is only allowed when logprobs is enabled'],
     [{ stream_options: { include_usage: true } }, "The 'stream_options' parameter is only allowed when 'stream' is enabled"],
     [{ min_tokens: 5, max_tokens: 4 }, 'min_tokens cannot exceed max_tokens/max_completion_tokens'],

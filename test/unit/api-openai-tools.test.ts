@@ -12,6 +12,7 @@ import { PipelineError } from '../../src/pipeline/errors.js';
 import type { ParsedItem } from '../../src/pipeline/parsers/types.js';
 import { chatOutputPlan } from '../../src/pipeline/output/chat-output-plan.js';
 import { TOOL_PARSERS } from '../../src/pipeline/parsers/tools/registry.js';
+import { normalizeTools } from '../../src/pipeline/chat-prompt/chat-template-messages.js';
 import { parseForcedToolCalls, toolCallIds } from '../../src/pipeline/tools/tool-calls.js';
 import type { ToolCallShape } from '../../src/pipeline/tools/tool-choice.js';
 import { choiceEvents, eventStream, ssePayloads } from '../support/events.js';
@@ -96,14 +97,14 @@ describe('tool filtering', () => {
     for (const mode of ['auto', 'required', 'none'] as const) expect(filterTools(TOOLS, { mode })).toBe(TOOLS);
   });
 
-  it('template tools keep name/description/parameters/strict only; missing parameters → {}', () => {
+  it('template tools are the tools as sent: ChatTemplate dumps them as vLLM (model_dump: None for absent fields, extras kept)', () => {
     const tools = [
       { type: 'function', function: { name: 'a', description: 'A', parameters: { type: 'object' }, strict: true, x: 1 }, y: 2 },
       { type: 'function', function: { name: 'b' } },
     ];
-    expect(JSON.stringify(templateTools(tools))).toBe(
-      '[{"type":"function","function":{"name":"a","description":"A","parameters":{"type":"object"},"strict":true}},' +
-        '{"type":"function","function":{"name":"b","parameters":{}}}]',
+    expect(JSON.stringify(normalizeTools(templateTools(tools) as never))).toBe(
+      '[{"type":"function","function":{"name":"a","description":"A","parameters":{"type":"object"},"strict":true,"x":1},"y":2},' +
+        '{"type":"function","function":{"name":"b","description":null,"parameters":null}}]',
     );
   });
 });

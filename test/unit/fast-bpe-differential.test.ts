@@ -19,7 +19,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Tokenizer } from '@huggingface/tokenizers';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ChatTemplate } from '../../src/pipeline/chat-template.js';
+import { ChatTemplate } from '../../src/pipeline/chat-prompt/chat-template.js';
 import { parityProbes } from '../../src/pipeline/prompt-pool/probes.js';
 import { FastBpeEncoder, loadFastBpeEncoder, probeTexts } from '../../src/pipeline/tokenizer/fast-bpe/index.js';
 import type { HfTokenizer } from '../../src/pipeline/tokenizer/hf-tokenizer.js';

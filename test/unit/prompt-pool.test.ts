@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ChatTemplate, ChatTemplateError } from '../../src/pipeline/chat-template.js';
+import { ChatTemplate, ChatTemplateError } from '../../src/pipeline/chat-prompt/chat-template.js';
 import { PipelineError } from '../../src/pipeline/errors.js';
 import {
   encodeChatPrompt,

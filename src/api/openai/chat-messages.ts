@@ -78,9 +78,9 @@ function checkContent(msg: Body, where: string, role: Role): void {
   const content = msg.content;
   const at = `${where}.content`;
   if (role === 'user') {
-    // SMG's texts (request-pipeline §3.1.3).
-    if (content === '' || content === undefined || content === null) throw invalid('message content cannot be empty', at);
-    if (Array.isArray(content) && content.length === 0) throw invalid('message content parts cannot be empty', at);
+    // SMG's text (request-pipeline §3.1.3) for a missing content. An empty string or part list is
+    // accepted, as vLLM accepts it (issue 26: the template renders it as '' / []).
+    if (content === undefined || content === null) throw invalid('message content cannot be empty', at);
   }
   if (content === undefined || content === null) {
     // Assistant turns may be tool calls only (or a prefill to continue); function results may be empty.
@@ -92,7 +92,10 @@ function checkContent(msg: Body, where: string, role: Role): void {
   content.forEach((part, j) => checkPart(part, `${at}[${j}]`, role));
 }
 
-/** `{id, type: "function", function: {name, arguments}}`, arguments as JSON text. */
+/**
+ * `{id, type: "function", function: {name, arguments}}`. The arguments are JSON text; vLLM also
+ * takes them as an object (passed to the template as is) or absent / null ('{}'), so do we.
+ */
 function checkToolCalls(calls: unknown, where: string): void {
   if (!Array.isArray(calls)) throw invalid(`${where}: must be an array, got ${shown(calls)}`);
   calls.forEach((call, k) => {
@@ -103,7 +106,10 @@ function checkToolCalls(calls: unknown, where: string): void {
     const fn = call.function;
     if (!isObj(fn)) throw invalid(`${at}.function: must be an object with 'name' and 'arguments', got ${shown(fn)}`);
     if (typeof fn.name !== 'string') throw invalid(`${at}.function.name: must be a string, got ${shown(fn.name)}`);
-    if (typeof fn.arguments !== 'string') throw invalid(`${at}.function.arguments: must be a string (the arguments as JSON text), got ${shown(fn.arguments)}`);
+    const args = fn.arguments;
+    if (typeof args !== 'string' && args !== undefined && args !== null && !isObj(args)) {
+      throw invalid(`${at}.function.arguments: must be a string (the arguments as JSON text) or an object, got ${shown(args)}`);
+    }
   });
 }
 

@@ -46,6 +46,10 @@ export const GATEWAY_FLAGS: readonly FlagDef[] = [
   { name: 'tokenizer-path', key: 'tokenizerPath', type: 'string', applies: BOTH, group: 'Workers', metavar: '<PATH>', describe: 'Tokenizer source overriding the model path' },
   { name: 'chat-template', key: 'chatTemplate', type: 'string', applies: BOTH, group: 'Workers', metavar: '<PATH>', describe: 'Chat template file for gateway-side templating' },
   {
+    name: 'chat-template-content-format', key: 'chatTemplateContentFormat', type: 'string', applies: BOTH, group: 'Workers', choices: ['auto', 'string', 'openai'], defaultText: 'auto',
+    describe: "How message content reaches the chat template, as vLLM's flag: 'string' (text parts joined), 'openai' (a list of {type, text} parts), or 'auto' (detected from the template as vLLM does)",
+  },
+  {
     name: 'reasoning-parser', key: 'reasoningParser', type: 'string', applies: BOTH, group: 'Workers', choices: REASONING_PARSERS,
     describe: 'Reasoning parser for chat, Messages and Responses output [default: detected from the model name; a worker label reasoning_parser wins]',
     routerDescribe: "Reasoning parser for chat, Messages and Responses output [default: detected from the model name]; with --backend vllm and this unset, the engine's --reasoning-parser is used unless --router-disable-arg-fallback",

@@ -3,7 +3,7 @@
  * model's prompt thread whenever one is ready. Both give the same ids: the threads load the same
  * tokenizer and template, and decline the few texts they cannot encode exactly.
  *
- * With a compiled template (template-compiler/: a Qwen3 chat renders in ~2-10 µs, a 2k-token one
+ * With a compiled template (chat-prompt/template-compiler/: a Qwen3 chat renders in ~2-10 µs, a 2k-token one
  * in ~1 µs) and the fast encoder on the loop (fast-bpe/: ~8 µs for a short chat prompt, ~0.2 µs
  * per token), the loop renders every prompt itself and encodes texts under
  * FAST_ON_LOOP_MAX_CHARS (≤ ~50 µs there); longer text goes to a thread as text. The hop costs
@@ -13,7 +13,7 @@
  * for a short prompt, ~4 µs per token) every chat prompt goes to the thread and plain text from
  * TEXT_OFF_LOOP_MIN_CHARS characters on.
  */
-import type { ChatTemplate, RenderRequest } from '../chat-template.js';
+import type { ChatTemplate, RenderRequest } from '../chat-prompt/chat-template.js';
 import type { LoadedTokenizer } from '../tokenizer/index.js';
 import { fairTurn } from '../../util/fair-turn.js';
 import { type PromptLimit, mayBeSurelyTooLong, refuseSurelyTooLong } from '../prompt-length-bound.js';

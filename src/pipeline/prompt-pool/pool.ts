@@ -5,8 +5,9 @@
  * 500 and is replaced. An idle pool never keeps the process alive.
  */
 import { Worker } from 'node:worker_threads';
-import type { RenderRequest } from '../chat-template.js';
-import { ChatTemplateError } from '../chat-template-error.js';
+import type { RenderRequest } from '../chat-prompt/chat-template.js';
+import { pythonJsonText } from '../chat-prompt/template-compiler/python-json.js';
+import { ChatTemplateError } from '../chat-prompt/chat-template-error.js';
 import { PipelineError } from '../errors.js';
 import type { EncoderKind, PromptJob, PromptReply, PromptWorkerInit, WorkerHello } from './protocol.js';
 
@@ -96,7 +97,10 @@ export class PromptPool {
    * resolves to null when the thread declined the text (the caller then does it on the loop).
    */
   encodeChat(request: RenderRequest): Promise<number[] | null> | null {
-    return this.submit({ id: 0, op: 'chat', request });
+    if (!request.tools) return this.submit({ id: 0, op: 'chat', request });
+    // Tool schemas keep their numbers and key order as Python values (python-json.ts), which a
+    // structured clone would not: they cross as the JSON text json.dumps would write.
+    return this.submit({ id: 0, op: 'chat', request: { ...request, tools: null }, toolsJson: pythonJsonText(request.tools) });
   }
 
   /** Encodes plain text; null as for `encodeChat`. */

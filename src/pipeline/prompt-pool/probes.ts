@@ -3,7 +3,7 @@
  * tokenizer gives them: a prompt worker must reproduce them all before it takes jobs. Guards
  * against the fast encoder or the Rust binding reading a tokenizer.json differently.
  */
-import type { ChatTemplate } from '../chat-template.js';
+import type { ChatTemplate } from '../chat-prompt/chat-template.js';
 import { PARITY_SAMPLES, specialTokenProbe } from '../tokenizer/fast-bpe/probe-texts.js';
 import type { LoadedTokenizer } from '../tokenizer/index.js';
 

@@ -5,7 +5,8 @@
  * Rust binding, else with the JS library (protocol.ts EncoderKind; the hello's note says why).
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { ChatTemplate, ChatTemplateError } from '../chat-template.js';
+import { ChatTemplate, ChatTemplateError, type RenderRequest } from '../chat-prompt/chat-template.js';
+import { parsePythonJson } from '../chat-prompt/template-compiler/python-json.js';
 import { loadFastBpeEncoder, sameIds } from '../tokenizer/fast-bpe/index.js';
 import { loadLibTokenizer } from '../tokenizer/load.js';
 import { loadNativeEncoder, type TextEncoder } from './native-encoder.js';
@@ -53,7 +54,9 @@ async function fastEncoder(): Promise<TextEncoder | string> {
 }
 
 async function start(): Promise<{ encoder: Encoder; template: ChatTemplate | null; hello: WorkerHello }> {
-  const template = init.template ? ChatTemplate.compile(init.template.source, init.template.specials) : null;
+  const template = init.template
+    ? ChatTemplate.compile(init.template.source, init.template.specials, { contentFormat: init.template.contentFormat })
+    : null;
   const notes: string[] = [];
   const ready = (encoder: Encoder, kind: EncoderKind) => {
     const hello: WorkerHello = { ready: true, encoder: kind, note: notes.length > 0 ? notes.join('; ') : null };
@@ -88,7 +91,8 @@ async function run(job: PromptJob, encoder: Encoder, template: ChatTemplate | nu
       text = job.text;
     } else {
       if (!template) throw new Error('this worker has no chat template');
-      text = template.render(job.request);
+      const tools = job.toolsJson !== undefined ? (parsePythonJson(job.toolsJson) as RenderRequest['tools']) : job.request.tools;
+      text = template.render({ ...job.request, tools });
     }
     if (!encoder.exact(text)) return { id: job.id, declined: true };
     const ids = Uint32Array.from(await encoder.encode(text));

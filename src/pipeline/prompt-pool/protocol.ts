@@ -2,7 +2,8 @@
  * Messages between the gateway's event loop and a prompt worker thread. Plain data only: every
  * value crosses by structured clone, the token ids by transfer of their buffer.
  */
-import type { RenderRequest, TemplateSpecialTokens } from '../chat-template.js';
+import type { ContentFormat } from '../chat-prompt/chat-template-analysis.js';
+import type { RenderRequest, TemplateSpecialTokens } from '../chat-prompt/chat-template.js';
 
 /**
  * How a worker turns text into ids: the fast ids-only encoder (tokenizer/fast-bpe/), the Rust
@@ -16,7 +17,7 @@ export interface PromptWorkerInit {
   /** The resolved tokenizer directory (tokenizer.json, tokenizer_config.json). */
   directory: string;
   /** The model's chat template, compiled once per worker; null when chat prompts never come here. */
-  template: { source: string; specials: TemplateSpecialTokens } | null;
+  template: { source: string; specials: TemplateSpecialTokens; contentFormat: ContentFormat } | null;
   encoder: EncoderKind;
   /** Added tokens after which a long text may be cut to encode its pieces in parallel. */
   cutTokens: string[];
@@ -25,7 +26,8 @@ export interface PromptWorkerInit {
 }
 
 export type PromptJob =
-  | { id: number; op: 'chat'; request: RenderRequest }
+  /** `toolsJson`: the request's tools in their Python form as JSON text (structured clone would lose it). */
+  | { id: number; op: 'chat'; request: RenderRequest; toolsJson?: string }
   | { id: number; op: 'text'; text: string };
 
 export type PromptReply =

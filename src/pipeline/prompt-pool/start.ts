@@ -1,5 +1,5 @@
 /** The prompt pool of a freshly loaded model. */
-import type { ChatTemplate } from '../chat-template.js';
+import type { ChatTemplate } from '../chat-prompt/chat-template.js';
 import type { LoadedTokenizer } from '../tokenizer/index.js';
 import { PromptPool, type PromptPoolOptions } from './pool.js';
 import { parityProbes } from './probes.js';
@@ -16,6 +16,8 @@ export function startPromptPool(
       template: template && {
         source: template.source,
         specials: { bosToken: tokenizer.bosToken, eosToken: tokenizer.eosToken, unkToken: tokenizer.unkToken, padToken: tokenizer.padToken },
+        // The format the gateway resolved (detected or --chat-template-content-format), so the thread renders alike.
+        contentFormat: template.contentFormat,
       },
       encoder: opts.encoder ?? 'fast',
       cutTokens: [...(tokenizer.cutTokens ?? [])],

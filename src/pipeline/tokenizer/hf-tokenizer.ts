@@ -6,7 +6,7 @@
  * supports the tokenizer and reproduced the library on the parity probes at load.
  */
 import { Tokenizer } from '@huggingface/tokenizers';
-import type { ChatTemplateSource } from '../chat-template-source.js';
+import type { ChatTemplateSource } from '../chat-prompt/chat-template-source.js';
 import type { EosIds } from '../eos.js';
 import { buildByteLevelVocab, type ByteLevelVocab } from './byte-level.js';
 import type { FastBpeEncoder } from './fast-bpe/index.js';

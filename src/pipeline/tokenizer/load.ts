@@ -5,7 +5,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
-import { resolveChatTemplate } from '../chat-template-source.js';
+import { resolveChatTemplate } from '../chat-prompt/chat-template-source.js';
 import { resolveEosIds } from '../eos.js';
 import { safeCutTokens } from './cut-tokens.js';
 import { TokenizerLoadError } from './errors.js';

@@ -58,18 +58,13 @@ function parametersOf(tool: Json): unknown {
 }
 
 /**
- * The `tools` template variable (§4.3): each tool reduced to its function's name, description,
- * parameters and strict flag, so client-side extras never leak into the prompt.
+ * The `tools` template variable (§4.3): each tool as `{type: "function", function}` with the
+ * function object as sent; ChatTemplate.normalizeTools dumps it as vLLM does.
  */
 export function templateTools(tools: Json[]): Json[] {
-  return tools.map((t) => {
-    const f = functionOf(t) ?? {};
-    const fn: Json = { name: f.name };
-    if (f.description !== undefined && f.description !== null) fn.description = f.description;
-    fn.parameters = f.parameters ?? {};
-    if (f.strict !== undefined && f.strict !== null) fn.strict = f.strict;
-    return { type: 'function', function: fn };
-  });
+  // The function object as sent: ChatTemplate dumps it as vLLM does (None for an absent
+  // description or parameters; python-json.ts keeps the schema's numbers by object identity).
+  return tools.map((t) => ({ ...t, type: 'function', function: functionOf(t) ?? {} }));
 }
 
 /**

@@ -141,4 +141,19 @@ export const GOOD_REQUESTS: Array<{ path: string; body: unknown }> = [
   { path: '/v1/responses', body: RESPONSES_BASE },
   { path: '/generate', body: GENERATE_BASE },
   { path: '/v1/chat/completions', body: { ...CHAT_BASE, stream: true, tools: [weather], response_format: { type: 'json_schema', json_schema: { name: 'answer', schema: { type: 'object' } } } } },
+  // What vLLM accepts (issue 26): empty user content, tool-call arguments as an object or absent.
+  { path: '/v1/chat/completions', body: { ...CHAT_BASE, messages: [{ role: 'user', content: '' }] } },
+  { path: '/v1/chat/completions', body: { ...CHAT_BASE, messages: [{ role: 'user', content: [] }] } },
+  {
+    path: '/v1/chat/completions',
+    body: {
+      ...CHAT_BASE,
+      messages: [
+        { role: 'user', content: 'Hi' },
+        { role: 'assistant', content: [], tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: { a: 1.0 } } }, { id: 'd', type: 'function', function: { name: 'f' } }] },
+        { role: 'tool', tool_call_id: 'c', content: 'r' },
+        { role: 'user', content: 'Hi' },
+      ],
+    },
+  },
 ];
