@@ -12,7 +12,7 @@ import { startTracing } from '../tracing/tracer.js';
 import { fairTurn } from '../util/fair-turn.js';
 import { buildApp, buildMetricsApp, buildProbeApp } from './app.js';
 import type { GatewayConfig } from './config.js';
-import { PodDiscovery } from '../discovery/pod-discovery.js';
+import type { PodDiscovery } from '../discovery/pod-discovery.js';
 import { createGatewayContext, type ContextOptions, type GatewayContext } from './context.js';
 import { exposureWarning } from './exposure-warning.js';
 import { installRejectionGuard } from './last-resort.js';
@@ -164,6 +164,9 @@ export async function startGateway(config: GatewayConfig, opts: ContextOptions =
   let discovery: PodDiscovery | null = null;
   if (config.serviceDiscovery) {
     try {
+      // Loaded only when asked for: the Kubernetes client is ~1,000 modules, which every gateway
+      // would otherwise read at start (and, read all at once, can exhaust a low open-files limit).
+      const { PodDiscovery } = await import('../discovery/pod-discovery.js');
       discovery = new PodDiscovery(ctx.workers, log.child({ component: 'discovery' }), {
         selector: config.selector,
         port: config.serviceDiscoveryPort,
