@@ -87,10 +87,11 @@ export function workerSpecProblem(spec: WorkerSpec, opts: { dpAware: boolean }):
     return specProblem('dp_size', `dp_size must be between 1 and ${MAX_DP_SIZE}, got ${dp}`);
   }
   if (opts.dpAware && dp !== null && dp > 1) {
-    return specProblem(
-      'dp_size',
-      `worker ${url} cannot be dp-aware expanded (dp_size=${dp}); configure a grouped ZMQ worker (\`dp_size\` on the worker spec) without --dp-aware instead`,
-    );
+    // SMG's registration text for ZMQ workers (registration.ts), answered before the 202 here.
+    const text = scheme === 'ipc://'
+      ? `ZMQ worker ${url} cannot be dp-aware expanded (dp_size=${dp}); configure a grouped ZMQ worker (\`dp_size\` on the worker spec) instead`
+      : `HTTP worker ${url} cannot be dp-aware expanded (dp_size=${dp}): register one URL per rank instead`;
+    return specProblem('dp_size', text);
   }
   return null;
 }

@@ -134,15 +134,14 @@ describe('--dp-aware refuses grouped workers', () => {
     expect(await workers(gw)).toEqual([]);
   });
 
-  it('rejects dp_size 2 from the API (job_status failed) but registers a single-engine worker', async () => {
+  it('refuses dp_size 2 from the API before the 202 (nothing queued) but registers a single-engine worker', async () => {
     const grouped = `ipc://${gw.dir}/api-dp`;
     const res = await postWorker(gw, { url: grouped, runtime_type: 'vllm', dp_size: 2 });
-    expect(res.status).toBe(202);
-    const { worker_id: id } = (await res.json()) as { worker_id: string };
-    await gw.proc.waitForLine(new RegExp(`Failed job: type=AddWorker, worker=${grouped},`));
-    const job = (await (await fetch(`${gw.base}/workers/${id}`)).json()) as { job_status?: { status: string; message: string } };
-    expect(job.job_status?.status).toBe('failed');
-    expect(job.job_status?.message).toContain(rejection(grouped, 2));
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { error: { code: string; param: string; message: string } };
+    expect(body.error).toMatchObject({ code: 'invalid_worker_spec', param: 'dp_size' });
+    expect(body.error.message).toContain(rejection(grouped, 2));
+    expect((await workers(gw)).some((w) => w.url === grouped)).toBe(false);
 
     const single = `ipc://${gw.dir}/api-single`;
     expect((await postWorker(gw, { url: single, runtime_type: 'vllm' })).status).toBe(202);

@@ -91,7 +91,7 @@ describe('engine death and registration errors seen from the gateway', () => {
     console.log(`kill -9 → stream error after ${failMs.toFixed(1)} ms`);
   });
 
-  it('logs a rejected registration with its exact text', async () => {
+  it('refuses an unsupported runtime before the 202, with its reason, and queues nothing', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'smg-rej-'));
     const gw = await startGateway({ startupWorker: false });
     track({ gw, engines: [], dir });
@@ -101,10 +101,13 @@ describe('engine death and registration errors seen from the gateway', () => {
       headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify({ url, runtime_type: 'sglang' }),
     });
-    expect(res.status).toBe(202);
-    await gw.proc.waitForLine(/Failed job: type=AddWorker/, 60_000);
-    expect(gw.proc.output()).toContain(
-      `Failed job: type=AddWorker, worker=${url}, error=Workflow failed at step create_local_worker: Step failed: create_worker - ZMQ worker ${url} has unsupported runtime sglang: only vllm and tokenspeed are supported over the ZMQ direct backend`,
-    );
+    // Checked synchronously (workers/api-checks.ts): a job that can only fail is never queued.
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { error: { code: string; param: string; message: string } };
+    expect(body.error).toMatchObject({ code: 'invalid_worker_spec', param: 'runtime_type' });
+    expect(body.error.message).toBe('runtime_type sglang is not supported over the ZMQ direct backend: use one of vllm, tokenspeed');
+    const list = (await (await fetch(`${gw.base}/workers`)).json()) as { workers: unknown[] };
+    expect(list.workers).toEqual([]);
+    expect(gw.proc.output()).not.toContain('Failed job: type=AddWorker');
   });
 });
