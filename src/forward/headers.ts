@@ -3,6 +3,7 @@
  * upstream answered comes back, except the hop-by-hop headers of RFC 9110 §7.6.1 (they describe
  * one connection, not the message) and the framing headers Node recomputes for the new hop.
  */
+import { traceHeadersForUpstream } from '../tracing/request-trace.js';
 
 const HOP_BY_HOP = new Set([
   'connection',
@@ -30,6 +31,9 @@ export function upstreamRequestHeaders(
     const prev = out[name];
     out[name] = prev === undefined ? rawHeaders[i + 1] : [...(Array.isArray(prev) ? prev : [prev]), rawHeaders[i + 1]];
   }
+  // While tracing is on, this gateway's request span is the upstream's parent (else the client's
+  // own traceparent passed on above): one trace follows the request across both hops.
+  Object.assign(out, traceHeadersForUpstream());
   out['content-length'] = String(bodyLength);
   // The host logs the same id as the front, so one request is traceable across both hops.
   out['x-request-id'] = requestId;

@@ -13,6 +13,7 @@ import { buildGatewayConfig, toLaunchArgv } from '../../src/cli/serve/gateway-co
 import { otlpTracesUrl } from '../../src/tracing/endpoint.js';
 import { currentTrace, forwardTraceHeaders, runWithTrace, startRequestTrace, tracePhase, traceHeadersForUpstream } from '../../src/tracing/request-trace.js';
 import { startTracing } from '../../src/tracing/tracer.js';
+import { upstreamRequestHeaders } from '../../src/forward/headers.js';
 import { startOtlpReceiver } from '../support/otlp-receiver.js';
 import { promtoolProblems } from '../support/promtool.js';
 import { FakeConnector } from '../support/fake-engine.js';
@@ -126,6 +127,11 @@ describe('trace headers for an HTTP hop (src/forward/)', () => {
       expect(flags).toBe('01');
       expect(sent.tracestate).toBe('vendor=x');
       expect(runWithTrace(t, () => traceHeadersForUpstream())).toEqual(sent);
+      // The HTTP forwarder's request headers carry the same parent in place of the client's.
+      const raw = ['traceparent', incoming.get('traceparent')!, 'tracestate', 'vendor=x', 'content-type', 'application/json'];
+      const upstream = runWithTrace(t, () => upstreamRequestHeaders(raw, 2, 'req-1', null));
+      expect(upstream).toMatchObject({ traceparent: sent.traceparent, tracestate: 'vendor=x', 'content-type': 'application/json', 'x-request-id': 'req-1' });
+      expect(upstreamRequestHeaders(raw, 2, 'req-1', null).traceparent).toBe(incoming.get('traceparent'));
       t.release(200);
       await tracing.flush();
       const [root] = await otlp.waitFor((s) => s.length > 0);

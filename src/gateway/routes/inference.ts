@@ -27,36 +27,40 @@ export function registerInferenceRoutes(app: Hono<AppEnv>, ctx: GatewayContext):
       const requestId = c.get('requestId');
       // Node: a light close signal; under app.request() the web Request's own.
       const signal = outgoing ? closeSignal(outgoing) : c.req.raw.signal;
-      let request = c.req.raw;
-      let pinned: Worker | undefined;
-      if (ctx.workers.hasHttpWorkers()) {
-        const fork = await forkRequest(
-          { endpoint, request, incoming: c.env?.incoming, outgoing, requestId, signal, hints: hinted ? ctx.hintsFor(c.req.raw.headers) : undefined },
-          ctx.workers,
-          ctx.forwarder,
-        );
-        if (fork.kind === 'forwarded') return fork.response;
-        request = fork.request;
-        pinned = fork.pinned;
-      }
-      if (!handler) {
-        return gatewayError(501, 'not_implemented', `${path} is not available: no request pipeline is configured`);
-      }
-      const call = {
-        request,
-        raw: outgoing ? rawResponse(outgoing) : undefined,
-        requestId,
-        signal,
-        services: pinned ? pinnedServices(ctx.servicesFor(request.headers), pinned) : ctx.servicesFor(request.headers),
-        history: ctx.history,
+      const raw = outgoing ? rawResponse(outgoing) : undefined;
+      const serve = async (): Promise<Response> => {
+        let request = c.req.raw;
+        let pinned: Worker | undefined;
+        if (ctx.workers.hasHttpWorkers()) {
+          const fork = await forkRequest(
+            { endpoint, request, incoming: c.env?.incoming, outgoing, requestId, signal, hints: hinted ? ctx.hintsFor(c.req.raw.headers) : undefined },
+            ctx.workers,
+            ctx.forwarder,
+          );
+          // The upstream gets this gateway's span as its parent (forward/headers.ts).
+          if (fork.kind === 'forwarded') return fork.response;
+          request = fork.request;
+          pinned = fork.pinned;
+        }
+        if (!handler) {
+          return gatewayError(501, 'not_implemented', `${path} is not available: no request pipeline is configured`);
+        }
+        return handler({
+          request,
+          raw,
+          requestId,
+          signal,
+          services: pinned ? pinnedServices(ctx.servicesFor(request.headers), pinned) : ctx.servicesFor(request.headers),
+          history: ctx.history,
+        });
       };
-      // Null unless --otlp-traces-endpoint / --enable-trace: then the handler runs as it always does.
-      const trace = startRequestTrace(request.headers, { 'http.request.method': 'POST', 'url.path': path, 'smg.request_id': requestId });
-      if (!trace) return handler(call);
+      // Null unless --otlp-traces-endpoint / --enable-trace: then the request is served as always.
+      const trace = startRequestTrace(c.req.raw.headers, { 'http.request.method': 'POST', 'url.path': path, 'smg.request_id': requestId });
+      if (!trace) return serve();
       try {
-        const res = await runWithTrace(trace, () => handler(call));
+        const res = await runWithTrace(trace, serve);
         // A stream written to the socket has its status there (its Response is only a marker).
-        trace.release(call.raw && res === call.raw.sent ? outgoing?.statusCode : res.status);
+        trace.release(raw && res === raw.sent ? outgoing?.statusCode : res.status);
         return res;
       } catch (err) {
         trace.fail(err instanceof Error ? err.message : String(err));
