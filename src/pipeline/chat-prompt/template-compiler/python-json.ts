@@ -157,8 +157,13 @@ export function parsePythonJson(text: string): unknown {
   return new Parser(text).parse();
 }
 
-/** Strings (skipped) and number tokens: a number JSON.parse would change, or an integer-like key. */
-const TOKENS = /"(?:[^"\\]|\\.)*"(\s*:)?|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
+/**
+ * Strings (skipped) and number tokens: a number JSON.parse would change, or an integer-like key.
+ * The string branch is the unrolled `"[^"\\]*(?:\\.[^"\\]*)*"`, not `"(?:[^"\\]|\\.)*"`: V8's
+ * backtracking keeps a stack entry per iteration of an alternation, so a string of a few million
+ * characters (a 28 MB prompt) overflowed the stack and the body was refused as malformed JSON.
+ */
+const TOKENS = /"[^"\\]*(?:\\.[^"\\]*)*"(\s*:)?|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
 
 /** Whether JSON.parse would lose anything a template could print of `text`. */
 export function losesPythonForm(text: string): boolean {
