@@ -65,6 +65,9 @@ async function bodyText(req: Request, max: number | null): Promise<string | unde
 
 export function accessLog(logger: Logger, opts: AccessLogOptions): MiddlewareHandler<AppEnv> {
   return async (c: Context<AppEnv>, next) => {
+    // Below `info` no line can be written (probes log at debug, which implies info): no clock,
+    // listener or closure per request for nothing.
+    if (!logger.isLevelEnabled('info')) return next();
     const start = performance.now();
     const body = opts.logRequests && c.req.method !== 'GET' ? bodyText(c.req.raw, opts.maxLogLen) : undefined;
     // Swallow here so a body that never arrives cannot reject unobserved; awaited at the end.
