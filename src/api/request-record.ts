@@ -26,3 +26,11 @@ export function requestRecord(req: Request): RequestRecord {
 export function peekRequestRecord(req: Request): RequestRecord | undefined {
   return records.get(req);
 }
+
+/**
+ * `copy` (a request rebuilt from `original`'s body, e.g. by the HTTP-worker fork) writes to the
+ * same record the access log reads from `original`.
+ */
+export function shareRequestRecord(original: Request, copy: Request): void {
+  if (copy !== original) records.set(copy, requestRecord(original));
+}

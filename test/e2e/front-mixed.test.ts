@@ -57,5 +57,10 @@ describe('ZMQ and HTTP workers in one gateway (e2e)', () => {
     expect(remote).toBeGreaterThan(0);
     expect(local).toBeGreaterThan(0);
     expect(remote + local).toBe(8);
+    // The ZMQ share's access-log lines name the local worker and its token counts (the fork
+    // rebuilds the request from its body; the record must follow it).
+    const zmqLines = front.proc.output().split('\n').filter((l) => l.includes('POST /v1/chat/completions 200') && l.includes(`worker=${ipc}`));
+    expect(zmqLines.length).toBe(local);
+    for (const l of zmqLines) expect(l).toMatch(/prompt_tokens=\d+ completion_tokens=\d+/);
   }, 90_000);
 });

@@ -8,6 +8,7 @@ import { gatewayError } from '../errors.js';
 import { closeSignal } from '../close-signal.js';
 import { rawResponse } from '../raw-response.js';
 import type { AppEnv } from '../middleware/env.js';
+import { shareRequestRecord } from '../../api/request-record.js';
 import { INFERENCE_PATHS, type InferenceEndpoint } from '../../api/types.js';
 import { runWithTrace, startRequestTrace } from '../../tracing/request-trace.js';
 import { forkRequest } from '../../forward/fork.js';
@@ -39,6 +40,7 @@ export function registerInferenceRoutes(app: Hono<AppEnv>, ctx: GatewayContext):
           );
           // The upstream gets this gateway's span as its parent (forward/headers.ts).
           if (fork.kind === 'forwarded') return fork.response;
+          shareRequestRecord(request, fork.request);
           request = fork.request;
           pinned = fork.pinned;
         }

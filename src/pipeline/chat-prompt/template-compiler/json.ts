@@ -5,7 +5,7 @@
  * ints of any size, ensure_ascii escapes everything outside U+0020–U+007E, and a value json.dumps
  * cannot serialize (Undefined, a namespace, a function) raises TypeError.
  */
-import { fail, floatRepr, pyStr, pyTypeName } from './py.js';
+import { cmpStr, fail, floatRepr, pyStr, pyTypeName } from './py.js';
 import { FloatBox, Kind, kindOf, seqTag, type PyDict } from './values.js';
 
 const ESCAPES: Record<string, string> = {
@@ -111,7 +111,7 @@ function list(v: readonly unknown[], style: Style, depth: number): string {
 
 function entries(keys: string[], get: (k: string) => unknown, style: Style, depth: number): string {
   if (keys.length === 0) return '{}';
-  if (style.sortKeys) keys.sort(comparePython);
+  if (style.sortKeys) keys.sort(cmpStr);
   const [base, child] = indents(style, depth);
   let out = '';
   for (let i = 0; i < keys.length; i++) {
@@ -128,14 +128,4 @@ function plainDict(v: Record<string, unknown>, style: Style, depth: number): str
 
 function mapDict(m: ReadonlyMap<string, unknown>, style: Style, depth: number): string {
   return entries([...m.keys()], (k) => m.get(k), style, depth);
-}
-
-function comparePython(a: string, b: string): number {
-  const x = Array.from(a);
-  const y = Array.from(b);
-  const n = Math.min(x.length, y.length);
-  for (let i = 0; i < n; i++) {
-    if (x[i] !== y[i]) return (x[i].codePointAt(0) as number) - (y[i].codePointAt(0) as number);
-  }
-  return x.length - y.length;
 }

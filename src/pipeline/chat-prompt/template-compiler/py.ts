@@ -323,7 +323,8 @@ export function pyTypeName(v: unknown): string {
   }
 }
 
-function cmpStr(a: string, b: string): number {
+/** Python's string order (code points); json.ts sorts keys with it too. */
+export function cmpStr(a: string, b: string): number {
   // Python compares code points; UTF-16 order differs only between astral and U+E000–U+FFFF.
   if (a === b) return 0;
   const x = Array.from(a);
