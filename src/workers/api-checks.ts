@@ -9,6 +9,7 @@
  */
 import { posix } from 'node:path';
 import { SUN_PATH_MAX_BYTES } from '../engine/ipc-path.js';
+import { dpAwareRefusal } from './registration-types.js';
 import type { WorkerSpec } from './types.js';
 
 /**
@@ -86,13 +87,7 @@ export function workerSpecProblem(spec: WorkerSpec, opts: { dpAware: boolean }):
   if (dp !== null && (dp < 1 || dp > MAX_DP_SIZE)) {
     return specProblem('dp_size', `dp_size must be between 1 and ${MAX_DP_SIZE}, got ${dp}`);
   }
-  if (opts.dpAware && dp !== null && dp > 1) {
-    // SMG's registration text for ZMQ workers (registration.ts), answered before the 202 here.
-    const text = scheme === 'ipc://'
-      ? `ZMQ worker ${url} cannot be dp-aware expanded (dp_size=${dp}); configure a grouped ZMQ worker (\`dp_size\` on the worker spec) instead`
-      : `HTTP worker ${url} cannot be dp-aware expanded (dp_size=${dp}): register one URL per rank instead`;
-    return specProblem('dp_size', text);
-  }
+  if (opts.dpAware && dp !== null && dp > 1) return specProblem('dp_size', dpAwareRefusal(url, dp, scheme !== 'ipc://'));
   return null;
 }
 

@@ -6,7 +6,7 @@
  * smg-project/smg model_gateway/src/workflow/steps/ … detect/discover model info).
  */
 import { resolveHealth } from './health-settings.js';
-import { RegistrationError, type RegistrationEnv } from './registration-types.js';
+import { RegistrationError, dpAwareRefusal, type RegistrationEnv } from './registration-types.js';
 import type { WorkerSpec } from './types.js';
 import type { WorkerIdentity } from './worker.js';
 
@@ -27,7 +27,7 @@ export function resolveHttpWorker(spec: WorkerSpec, id: string, env: Registratio
     );
   }
   if (spec.dpSize !== null && spec.dpSize > 1 && env.config.dpAware) {
-    throw new RegistrationError(`HTTP worker ${spec.url} cannot be dp-aware expanded (dp_size=${spec.dpSize}): register one URL per rank instead`);
+    throw new RegistrationError(dpAwareRefusal(spec.url, spec.dpSize, true));
   }
   const names = ownNames(spec);
   return {

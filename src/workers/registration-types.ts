@@ -6,6 +6,17 @@ export class RegistrationError extends Error {
   override name = 'RegistrationError';
 }
 
+/**
+ * Why a worker with several ranks cannot be expanded per rank under --dp-aware: SMG's text for a
+ * grouped ZMQ worker, ours for an HTTP one. The workers API answers it before its 202
+ * (api-checks.ts); registration refuses startup workers with it.
+ */
+export function dpAwareRefusal(url: string, dpSize: number, http: boolean): string {
+  return http
+    ? `HTTP worker ${url} cannot be dp-aware expanded (dp_size=${dpSize}): register one URL per rank instead`
+    : `ZMQ worker ${url} cannot be dp-aware expanded (dp_size=${dpSize}); configure a grouped ZMQ worker (\`dp_size\` on the worker spec) instead`;
+}
+
 /** What the registration step reads from the registry. */
 export interface RegistrationEnv {
   config: WorkersConfig;

@@ -6,7 +6,7 @@ import { deriveAddresses, IpcPathError } from '../engine/ipc-path.js';
 import type { RuntimeType } from '../engine/types.js';
 import { connectionModeOf } from './url-checks.js';
 import { resolveHttpWorker } from './http-registration.js';
-import { RegistrationError, type RegistrationEnv } from './registration-types.js';
+import { RegistrationError, dpAwareRefusal, type RegistrationEnv } from './registration-types.js';
 import { resolveHealth } from './health-settings.js';
 import type { WorkerSpec, WorkersConfig } from './types.js';
 import type { WorkerIdentity } from './worker.js';
@@ -131,9 +131,7 @@ export function resolveWorker(spec: WorkerSpec, id: string, env: RegistrationEnv
 
   const engineCount = Math.max(1, spec.dpSize ?? 1);
   if (config.dpAware && engineCount > 1) {
-    throw new RegistrationError(
-      `ZMQ worker ${url} cannot be dp-aware expanded (dp_size=${engineCount}); configure a grouped ZMQ worker (\`dp_size\` on the worker spec) instead`,
-    );
+    throw new RegistrationError(dpAwareRefusal(url, engineCount, false));
   }
 
   return {
