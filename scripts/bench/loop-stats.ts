@@ -26,6 +26,14 @@ export interface LoopStats {
   /** Main-thread GC pauses in the window: their sum and the longest (ms). */
   gcMs: number;
   gcMaxMs: number;
+  /**
+   * Main-thread CPU ms between two runs of a 1 ms timer (loop-probe.mjs): p99 and the longest, i.e.
+   * the longest stretch the loop was held in one piece, without the time the thread waited for a
+   * core (turnWaitMaxMs: the longest such wait between two runs). Null where not measured.
+   */
+  turnP99Ms?: number | null;
+  turnMaxMs?: number | null;
+  turnWaitMaxMs?: number | null;
 }
 
 /** Starts a window with `reset()`; `read()` ends it and returns what happened in it. */

@@ -51,6 +51,7 @@ const ROWS: RowDef[] = [
   { label: 'server loop delay p50 ms', cell: (r) => opt(r.loop?.delayP50Ms, fmtMs) },
   { label: 'server loop delay p99 ms', cell: (r) => opt(r.loop?.delayP99Ms, fmtMs), num: (r) => r.loop?.delayP99Ms },
   { label: 'server loop delay max ms', cell: (r) => opt(r.loop?.delayMaxMs, fmtMs) },
+  { label: 'server longest turn ms (CPU)', cell: (r) => opt(r.loop?.turnMaxMs, fmtMs) },
   { label: 'server loop busy', cell: (r) => opt(r.loop?.utilization, (v) => `${(v * 100).toFixed(0)}%`) },
   { label: 'server GC pauses % of wall', cell: (r) => opt(r.loop ? (100 * r.loop.gcMs) / r.loop.windowMs : null, (v) => `${v.toFixed(1)}%`) },
   { label: 'server GC pause max ms', cell: (r) => opt(r.loop?.gcMaxMs, fmtMs) },
@@ -123,6 +124,8 @@ export function formatLongPromptTable(title: string, runs: { target: Target; r: 
     ['server CPU cores', (w) => opt(w.cpu[SERVER]?.util, (v) => v.toFixed(2))],
     ['server loop delay p99 ms', (w) => opt(w.loop?.delayP99Ms, fmtMs)],
     ['server loop delay max ms', (w) => opt(w.loop?.delayMaxMs, fmtMs)],
+    ['server longest turn ms (CPU)', (w) => opt(w.loop?.turnMaxMs, fmtMs)],
+    ['server longest core wait ms', (w) => opt(w.loop?.turnWaitMaxMs, fmtMs)],
     ['server loop busy', (w) => opt(w.loop?.utilization, (v) => `${(v * 100).toFixed(0)}%`)],
     ['other processes cores', (w) => others(w.cpu)],
   ];
