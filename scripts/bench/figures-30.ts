@@ -108,7 +108,7 @@ export function issue30Figures(opts: BenchOptions, results: Partial<Record<Targe
     });
   }
   if (has('long-prompt')) {
-    const lp = `${Math.round(opts.longPromptTokens / 1024)}k-tok prompts beside ${opts.longStreams} streams`;
+    const lp = `${Math.round(opts.longPromptTokens / 1000)}k-tok prompts beside ${opts.longStreams} streams`;
     figs.push({
       key: 'i30.longPromptTurnMax',
       label: `${lp}: longest loop turn ms`,

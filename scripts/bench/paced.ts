@@ -19,7 +19,7 @@
 import type { GapSink } from './arrivals.js';
 import { PACED_SETTLE_SEC, type BenchOptions } from './args.js';
 import { createAgent, httpRequestFn } from './http-client.js';
-import type { LoopStats } from './loop-stats.js';
+import { SelfLoopProbe, type LoopStats } from './loop-stats.js';
 import { readCpu, warmUpFor, type CpuUse, type RequestResult } from './phase.js';
 import { interrupted, rssBytes, sleep } from './procs.js';
 import { Samples, percentile, summarize, type Pcts } from './stats.js';
@@ -48,6 +48,8 @@ export interface PacedResult {
   /** Over the window; usPerToken = per delivered token. */
   cpu: Record<string, CpuUse>;
   loop: LoopStats | null;
+  /** This bench process's own loop over the window: a late client would read as a slow server. */
+  clientLoop: LoopStats | null;
   /** RSS (MB): before the phase (after warm-up, idle), median and max with all N open, when the streams ended, after the idle wait. */
   rssPreMB: number;
   rssOpenMB: number;
@@ -94,11 +96,15 @@ function errorsOf(results: RequestResult[]): string[] {
   return [...seen].slice(0, 5).map(([e, n]) => `${n}× ${e}`);
 }
 
-/** JIT warm-up of a fresh paced target on its own connections, closed afterwards. */
+/**
+ * JIT warm-up of a fresh paced target on its own connections, closed afterwards. At a low
+ * concurrency on purpose: a warm-up at N streams would leave the heap sized for N, and "RSS before
+ * the phase" would already hold what the open streams are to be charged for.
+ */
 export async function warmPaced(t: TargetHandle, opts: BenchOptions, name: string): Promise<void> {
   const agent = createAgent();
   try {
-    const c = Math.min(256, opts.pacedStreams);
+    const c = Math.min(32, opts.pacedStreams);
     const secs = Math.max(2, opts.warmupSecs);
     log(`${name}: paced warm-up, ${secs}s of ${opts.arrivalsMaxTokens}-token streams at C=${c}`);
     const w = await warmUpFor(c, secs * 1000, httpRequestFn(t.httpTarget!('arrival'), agent));
@@ -138,6 +144,7 @@ export async function runPaced(t: TargetHandle, opts: BenchOptions, name: string
 
   // The window: every stream open (checked afterwards: lateStarts / endedEarly).
   await t.loop.reset();
+  const clientProbe = new SelfLoopProbe();
   sink.gaps = new Samples();
   sink.arrivalGaps = new Samples();
   const rss: number[] = [];
@@ -148,6 +155,8 @@ export async function runPaced(t: TargetHandle, opts: BenchOptions, name: string
   const c1 = t.cpu.map(readCpu);
   const w1 = performance.now();
   clearInterval(sampler);
+  const clientLoop = await clientProbe.read();
+  clientProbe.close();
   const loop = await t.loop.read();
   // One ITL sample per token after a stream's first: in the window every stream is past its first.
   const windowTokens = sink.gaps.length;
@@ -191,6 +200,7 @@ export async function runPaced(t: TargetHandle, opts: BenchOptions, name: string
     gap,
     cpu: cpuUse(t, c0, c1, windowSec, windowTokens, 0),
     loop,
+    clientLoop,
     rssPreMB,
     rssOpenMB,
     rssOpenMaxMB: sorted[sorted.length - 1] ?? Number.NaN,
@@ -201,7 +211,7 @@ export async function runPaced(t: TargetHandle, opts: BenchOptions, name: string
   };
   log(
     `  ${name} paced: ${r.cpu.server.usPerToken.toFixed(1)} µs/token, ${r.cpu.server.util.toFixed(2)} cores (client ${r.cpu.client?.util.toFixed(2) ?? '-'}), ` +
-      `${r.tokensPerStreamPerSec.toFixed(1)} tok/s per stream, gap p99 ${r.gap.p99.toFixed(1)} ms, TTFT p50 ${r.ttft.p50.toFixed(1)} ms, ` +
+      `client loop delay p99 ${clientLoop.delayP99Ms?.toFixed(1) ?? '-'} ms, ${r.tokensPerStreamPerSec.toFixed(1)} tok/s per stream, gap p99 ${r.gap.p99.toFixed(1)} ms, TTFT p50 ${r.ttft.p50.toFixed(1)} ms, ` +
       `loop delay p99 ${loop?.delayP99Ms?.toFixed(2) ?? '-'} ms; RSS ${rssPreMB.toFixed(0)} → ${rssOpenMB.toFixed(0)} (open) → ${rssEndMB.toFixed(0)} → ` +
       `${rssIdleMB.toFixed(0)} MB (${r.rssPerStreamKB.toFixed(0)} KB/stream)` +
       (lateStarts + endedEarly > 0 ? `; ${lateStarts} started late, ${endedEarly} ended early` : ''),

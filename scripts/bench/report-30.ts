@@ -67,6 +67,7 @@ export function formatPacedTable(title: string, runs: { target: Target; r: Paced
     ['RSS after idle ÷ before', (r) => `${(r.rssIdleMB / r.rssPreMB).toFixed(2)}×`],
     ['engine CPU cores', (r) => cores(r.cpu, ENGINE)],
     ['client CPU cores', (r) => cores(r.cpu, CLIENT)],
+    ['client loop delay p99 ms', (r) => opt(r.clientLoop?.delayP99Ms, fmtMs)],
     ['other processes cores', (r) => others(r.cpu)],
     ['machine busy cores', (r) => cores(r.cpu, MACHINE)],
   ]);
