@@ -76,8 +76,11 @@ async function runAll(opts: BenchOptions, dir: string, w: Workloads): Promise<Ru
   // The paced phase and the arrival burst share one fresh target stepping every --paced-step-ms.
   const pacedGroups: PhaseGroup[] = opts.phases.filter((p) => p === 'paced' || p === 'arrivals');
   const mainGroups = opts.phases.filter((p) => !pacedGroups.includes(p) && !(pacedScenario && p === 'long-prompt'));
-  const scenarioOpts: BenchOptions = { ...opts, tokenDelayMs: opts.longTokenDelayMs, perfFile: null, profileDir: null };
-  const pacedOpts: BenchOptions = { ...opts, tokenDelayMs: opts.pacedStepMs, perfFile: null, profileDir: null };
+  // Each target's options name only its own phases (startGateway sends the ~131k-token check
+  // request only to a gateway that runs the long-prompt scenario: its garbage would blur RSS).
+  const mainOpts: BenchOptions = { ...opts, phases: mainGroups };
+  const scenarioOpts: BenchOptions = { ...opts, phases: ['long-prompt'], tokenDelayMs: opts.longTokenDelayMs, perfFile: null, profileDir: null };
+  const pacedOpts: BenchOptions = { ...opts, phases: pacedGroups, tokenDelayMs: opts.pacedStepMs, perfFile: null, profileDir: null };
   // The paced engine admits a whole arrival burst in one step (the default 8192-token budget would
   // spread 1,000 prefills over several steps, engine time the bare ceiling does not pay).
   const pacedEngineExtra = ['--max-num-batched-tokens', String(Math.max(8192, (opts.arrivals + opts.pacedStreams) * (w.promptTokenIds.length + 1)))];
@@ -113,7 +116,7 @@ async function runAll(opts: BenchOptions, dir: string, w: Workloads): Promise<Ru
     log(`=== ${TARGET_LABEL[target]} ===`);
     if (target === 'gateway') {
       if (mainGroups.length > 0) {
-        const gw = await startGateway(opts, dir, w);
+        const gw = await startGateway(mainOpts, dir, w);
         info.gatewayPid = gw.pid;
         info.promptTokens = gw.promptTokens;
         info.longPromptTokens = gw.longPromptTokens;

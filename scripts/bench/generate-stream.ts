@@ -4,11 +4,13 @@
  * the whole text so far every step) and once with incremental_streaming_output (only that step's
  * text), for a short and a long N. Per cell: the gateway's CPU per token and the bytes on the wire
  * per token. Incremental should cost the same per token at any length; cumulative grows with N.
+ * Incremental cells run rounds until ≥ 16k tokens (the short streams cost a few ms in all), and CPU
+ * is read from the gateway threads' schedstat (ns), not the 10 ms ticks of /proc/<pid>/stat.
  * (scripts/generate-stream-bench.ts is the standalone, longer version of the same measurement.)
  */
 import http from 'node:http';
 import type { BenchOptions } from './args.js';
-import { procCpuSeconds } from './procs.js';
+import { procCpuSecondsPrecise } from './procs.js';
 
 export interface GenerateCell {
   tokensPerStream: number;
@@ -82,14 +84,17 @@ export async function runGenerate(baseUrl: string, pid: number, opts: BenchOptio
     for (let i = 0; i < 3; i++) await Promise.all([generateStream(base, 512, false, agent, timeoutMs), generateStream(base, 512, true, agent, timeoutMs)]);
     for (const n of opts.generateLengths) {
       for (const incremental of [false, true]) {
-        const cpu0 = procCpuSeconds(pid);
+        // Cumulative cells cost O(N²): one round is plenty to show it.
+        const rounds = incremental ? Math.max(1, Math.ceil(16_384 / (c * n))) : 1;
+        const cpu0 = procCpuSecondsPrecise(pid);
         const t0 = performance.now();
-        const got = await Promise.all(Array.from({ length: c }, () => generateStream(base, n, incremental, agent, timeoutMs)));
+        const got: { bytes: number; tokens: number }[] = [];
+        for (let r = 0; r < rounds; r++) got.push(...(await Promise.all(Array.from({ length: c }, () => generateStream(base, n, incremental, agent, timeoutMs)))));
         const wallSec = (performance.now() - t0) / 1000;
-        const cpu = procCpuSeconds(pid) - cpu0;
+        const cpu = procCpuSecondsPrecise(pid) - cpu0;
         const tokens = got.reduce((a, g) => a + g.tokens, 0);
         const bytes = got.reduce((a, g) => a + g.bytes, 0);
-        const cell = { tokensPerStream: n, incremental, streams: c, tokens, cpuUsPerToken: (cpu * 1e6) / tokens, bytesPerToken: bytes / tokens, wallSec };
+        const cell = { tokensPerStream: n, incremental, streams: c * rounds, tokens, cpuUsPerToken: (cpu * 1e6) / tokens, bytesPerToken: bytes / tokens, wallSec };
         log(`  gateway /generate ${n} tokens × ${c}, ${incremental ? 'incremental' : 'cumulative'}: ${cell.cpuUsPerToken.toFixed(1)} µs/token, ${cell.bytesPerToken.toFixed(0)} B/token`);
         cells.push(cell);
       }

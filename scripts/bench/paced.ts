@@ -71,6 +71,8 @@ export interface ArrivalsResult {
   errors: string[];
   ttft: Pcts;
   head: Pcts;
+  /** How long this client took to issue the burst (TTFT counts from each request's call). */
+  issueMs: number;
   wallSec: number;
   loop: LoopStats | null;
   cpu: Record<string, CpuUse>;
@@ -112,8 +114,14 @@ export async function warmPaced(t: TargetHandle, opts: BenchOptions, name: strin
   } finally {
     agent.destroy();
   }
-  // Let the closed sockets and the warm-up's garbage go before "before the phase" is read.
-  await sleep(2000);
+  // Let the closed sockets and the warm-up's garbage go before "before the phase" is read: at
+  // least 2 s, then until RSS moved less than 2 MB over 2 s (at most 8 s in all).
+  const rss: number[] = [];
+  const end = performance.now() + 8000;
+  do {
+    await sleep(500);
+    rss.push(mb(rssBytes(t.serverPid)));
+  } while (performance.now() < end && (rss.length < 4 || Math.abs(rss[rss.length - 1] - rss[rss.length - 5]) >= 2));
 }
 
 export async function runPaced(t: TargetHandle, opts: BenchOptions, name: string): Promise<PacedResult> {
@@ -232,6 +240,7 @@ export async function runArrivals(t: TargetHandle, opts: BenchOptions, name: str
   const t0 = performance.now();
   const pending: Promise<RequestResult>[] = [];
   for (let i = 0; i < n; i++) pending.push(run(i, sink));
+  const issueMs = performance.now() - t0;
   const results = await Promise.all(pending);
   const wallSec = (performance.now() - t0) / 1000;
   const c1 = t.cpu.map(readCpu);
@@ -248,6 +257,7 @@ export async function runArrivals(t: TargetHandle, opts: BenchOptions, name: str
     errors: errorsOf(results),
     ttft: summarize(ok.map((x) => x.ttftMs)),
     head: summarize(results.filter((x) => Number.isFinite(x.headMs)).map((x) => x.headMs!)),
+    issueMs,
     wallSec,
     loop,
     cpu: cpuUse(t, c0, c1, wallSec, tokens, ok.length),

@@ -79,6 +79,7 @@ export function formatArrivalsTable(title: string, runs: { target: Target; r: Ar
   const t = sideBySide<ArrivalsResult>(title, runs, [
     ['requests ok/issued', (r) => `${r.ok}/${r.requests}`],
     ['no response head', (r) => String(r.noHead)],
+    ['client issue loop ms', (r) => fmtMs(r.issueMs)],
     ['response head p50 ms', (r) => fmtMs(r.head.p50), (r) => r.head.p50],
     ['TTFT p50 ms', (r) => fmtMs(r.ttft.p50), (r) => r.ttft.p50],
     ['TTFT p99 ms', (r) => fmtMs(r.ttft.p99), (r) => r.ttft.p99],
