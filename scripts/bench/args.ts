@@ -155,8 +155,9 @@ Options:
   --paced-step-ms MS     Engine (and ceiling) step of the paced phase: one token per stream per
                          step (default 50, i.e. 20 tokens/s per stream)
   --paced-ramp S         Seconds over which the paced streams are opened (default 2)
-  --paced-window S       Measured seconds with all paced streams open (default 8); each stream
-                         gets max_tokens for ramp + 1 s + window + 2 s at one token per step
+  --paced-window S       Measured seconds with all paced streams open (default 8), from 1 s after
+                         the last stream's first token; each stream gets max_tokens for ramp + 1 s
+                         + window + 6 s at one token per step
   --paced-idle S         Seconds idle after the paced streams end before RSS is read (default 30)
   --arrivals N           Streams issued in one burst on the idle paced target (default 1000)
   --arrivals-max-tokens T  max_tokens of an arriving stream (default 20)
@@ -346,13 +347,19 @@ export function parseBenchArgs(argv: string[]): BenchOptions | null {
 }
 
 /**
- * max_tokens of a paced stream: enough steps for the ramp, a settling second, the window and two
- * seconds more, so every stream is still open when the window closes (an engine step takes at
- * least --paced-step-ms, so streams only last longer than this).
+ * max_tokens of a paced stream: enough steps for the ramp, a settling second, the window and
+ * PACED_SLACK_SEC more, so every stream is still open when the window closes (an engine step takes
+ * at least --paced-step-ms, so streams only last longer than this).
  */
 export function pacedMaxTokens(o: Pick<BenchOptions, 'pacedRampSec' | 'pacedWindowSec' | 'pacedStepMs'>): number {
-  return Math.ceil(((o.pacedRampSec + PACED_SETTLE_SEC + o.pacedWindowSec + 2) * 1000) / o.pacedStepMs);
+  return Math.ceil(((o.pacedRampSec + PACED_SETTLE_SEC + o.pacedWindowSec + PACED_SLACK_SEC) * 1000) / o.pacedStepMs);
 }
 
-/** Seconds between the last paced stream's start and the window (its first token and a few steps). */
+/**
+ * Seconds a paced stream lasts past the window at full pace: room for a server that lags its
+ * arrivals (the window opens only once every stream has its first token).
+ */
+export const PACED_SLACK_SEC = 6;
+
+/** Seconds between the last paced stream's first token and the window. */
 export const PACED_SETTLE_SEC = 1;

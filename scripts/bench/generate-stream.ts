@@ -4,8 +4,9 @@
  * the whole text so far every step) and once with incremental_streaming_output (only that step's
  * text), for a short and a long N. Per cell: the gateway's CPU per token and the bytes on the wire
  * per token. Incremental should cost the same per token at any length; cumulative grows with N.
- * Incremental cells run rounds until ≥ 16k tokens (the short streams cost a few ms in all), and CPU
- * is read from the gateway threads' schedstat (ns), not the 10 ms ticks of /proc/<pid>/stat.
+ * Incremental cells run rounds until ≥ 16k tokens (the short streams cost a few ms in all), three
+ * passes with the lengths alternating, and CPU is read from the gateway threads' schedstat (ns),
+ * not the 10 ms ticks of /proc/<pid>/stat.
  * (scripts/generate-stream-bench.ts is the standalone, longer version of the same measurement.)
  */
 import http from 'node:http';
@@ -82,20 +83,39 @@ export async function runGenerate(baseUrl: string, pid: number, opts: BenchOptio
   try {
     // Warm both paths' JIT.
     for (let i = 0; i < 3; i++) await Promise.all([generateStream(base, 512, false, agent, timeoutMs), generateStream(base, 512, true, agent, timeoutMs)]);
+    const sums = new Map<string, GenerateCell>();
+    const measure = async (n: number, incremental: boolean, rounds: number) => {
+      const cpu0 = procCpuSecondsPrecise(pid);
+      const t0 = performance.now();
+      const got: { bytes: number; tokens: number }[] = [];
+      for (let r = 0; r < rounds; r++) got.push(...(await Promise.all(Array.from({ length: c }, () => generateStream(base, n, incremental, agent, timeoutMs)))));
+      const key = `${n}/${incremental}`;
+      const acc = sums.get(key) ?? { tokensPerStream: n, incremental, streams: 0, tokens: 0, cpuUsPerToken: 0, bytesPerToken: 0, wallSec: 0 };
+      // Accumulated as totals here (CPU µs and bytes), divided by tokens at the end.
+      acc.cpuUsPerToken += (procCpuSecondsPrecise(pid) - cpu0) * 1e6;
+      acc.wallSec += (performance.now() - t0) / 1000;
+      acc.streams += got.length;
+      for (const g of got) {
+        acc.tokens += g.tokens;
+        acc.bytesPerToken += g.bytes;
+      }
+      sums.set(key, acc);
+    };
+    // Cumulative cells cost O(N²): one round each is plenty to show it.
+    for (const n of opts.generateLengths) await measure(n, false, 1);
+    // Incremental: ≥ 16k tokens per length and pass, the lengths alternating over three passes so
+    // that drift on a shared box lands on all of them alike.
+    for (let pass = 0; pass < 3; pass++) {
+      for (const n of pass % 2 === 0 ? opts.generateLengths : [...opts.generateLengths].reverse()) {
+        await measure(n, true, Math.max(1, Math.ceil(16_384 / (c * n))));
+      }
+    }
     for (const n of opts.generateLengths) {
       for (const incremental of [false, true]) {
-        // Cumulative cells cost O(N²): one round is plenty to show it.
-        const rounds = incremental ? Math.max(1, Math.ceil(16_384 / (c * n))) : 1;
-        const cpu0 = procCpuSecondsPrecise(pid);
-        const t0 = performance.now();
-        const got: { bytes: number; tokens: number }[] = [];
-        for (let r = 0; r < rounds; r++) got.push(...(await Promise.all(Array.from({ length: c }, () => generateStream(base, n, incremental, agent, timeoutMs)))));
-        const wallSec = (performance.now() - t0) / 1000;
-        const cpu = procCpuSecondsPrecise(pid) - cpu0;
-        const tokens = got.reduce((a, g) => a + g.tokens, 0);
-        const bytes = got.reduce((a, g) => a + g.bytes, 0);
-        const cell = { tokensPerStream: n, incremental, streams: c * rounds, tokens, cpuUsPerToken: (cpu * 1e6) / tokens, bytesPerToken: bytes / tokens, wallSec };
-        log(`  gateway /generate ${n} tokens × ${c}, ${incremental ? 'incremental' : 'cumulative'}: ${cell.cpuUsPerToken.toFixed(1)} µs/token, ${cell.bytesPerToken.toFixed(0)} B/token`);
+        const cell = sums.get(`${n}/${incremental}`)!;
+        cell.cpuUsPerToken /= cell.tokens;
+        cell.bytesPerToken /= cell.tokens;
+        log(`  gateway /generate ${n} tokens × ${cell.streams}, ${incremental ? 'incremental' : 'cumulative'}: ${cell.cpuUsPerToken.toFixed(1)} µs/token, ${cell.bytesPerToken.toFixed(0)} B/token`);
         cells.push(cell);
       }
     }

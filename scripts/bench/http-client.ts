@@ -92,7 +92,10 @@ export function httpRequestFn(t: HttpTarget, agent: http.Agent): RequestFn {
                 continue;
               }
               if (isTokenFrame(frame)) {
-                if (first < 0) first = now;
+                if (first < 0) {
+                  first = now;
+                  rec.onFirstToken?.();
+                }
                 itl.add(now, 1);
                 events += 1;
               } else if (frame.includes('"usage":')) {

@@ -17,7 +17,7 @@
  * (no warm keep-alive sockets on one and not the other) and the client holds one socket per stream.
  */
 import type { GapSink } from './arrivals.js';
-import { PACED_SETTLE_SEC, type BenchOptions } from './args.js';
+import { PACED_SETTLE_SEC, PACED_SLACK_SEC, type BenchOptions } from './args.js';
 import { createAgent, httpRequestFn } from './http-client.js';
 import { SelfLoopProbe, type LoopStats } from './loop-stats.js';
 import { readCpu, warmUpFor, type CpuUse, type RequestResult } from './phase.js';
@@ -37,6 +37,8 @@ export interface PacedResult {
   errors: string[];
   /** Streams whose first token came after the window opened / that ended before it closed. */
   lateStarts: number;
+  /** From the end of the ramp until every stream had its first token (ms). */
+  firstTokenLagMs: number;
   endedEarly: number;
   windowSec: number;
   /** Tokens delivered in the window (all streams) and per stream per second. */
@@ -130,7 +132,8 @@ export async function runPaced(t: TargetHandle, opts: BenchOptions, name: string
   const maxTokens = JSON.parse((target.body as Buffer).toString('utf8')).max_tokens as number;
   const agent = createAgent();
   const run = httpRequestFn(target, agent);
-  const sink: GapSink = { gaps: new Samples(), arrivalGaps: new Samples() };
+  let firsts = 0;
+  const sink: GapSink = { gaps: new Samples(), arrivalGaps: new Samples(), onFirstToken: () => (firsts += 1) };
   const rssPreMB = mb(rssBytes(t.serverPid));
   log(
     `${name}: paced phase, ${n} streams of ${maxTokens} tokens at one per ${opts.pacedStepMs} ms, opened over ${opts.pacedRampSec}s, ` +
@@ -148,6 +151,17 @@ export async function runPaced(t: TargetHandle, opts: BenchOptions, name: string
     pending.push(run(i, sink));
   }
   const all = Promise.all(pending);
+  // The window opens once every stream has its first token (or failed), so it measures streams,
+  // not arrivals; a server that lags its arrivals by more than the slack ends streams early
+  // (counted below).
+  let settled = 0;
+  void Promise.all(pending.map((p) => p.then((r) => !r.ok && (settled += 1))));
+  const deadline = performance.now() + PACED_SLACK_SEC * 1000;
+  while (firsts + settled < n && performance.now() < deadline) {
+    interrupted.signal.throwIfAborted();
+    await sleep(50);
+  }
+  const lagMs = performance.now() - t0 - rampMs;
   await sleep(PACED_SETTLE_SEC * 1000);
 
   // The window: every stream open (checked afterwards: lateStarts / endedEarly).
@@ -200,6 +214,7 @@ export async function runPaced(t: TargetHandle, opts: BenchOptions, name: string
     failed: n - ok,
     errors: errorsOf(results),
     lateStarts,
+    firstTokenLagMs: lagMs,
     endedEarly,
     windowSec,
     windowTokens,

@@ -48,6 +48,7 @@ export function formatPacedTable(title: string, runs: { target: Target; r: Paced
   const errs = runs.filter((x) => x.r.failed > 0).map((x) => `  ${TARGET_LABEL[x.target]} errors (${x.r.failed}): ${x.r.errors.join(' | ')}`);
   const t = sideBySide<PacedResult>(title, runs, [
     ['streams ok/opened', (r) => `${r.ok}/${r.streams}`],
+    ['all first tokens, ms after ramp', (r) => fmtMs(r.firstTokenLagMs), (r) => r.firstTokenLagMs],
     ['started late / ended early', (r) => `${r.lateStarts} / ${r.endedEarly}`],
     ['window s', (r) => r.windowSec.toFixed(2)],
     ['tokens/s per stream', (r) => r.tokensPerStreamPerSec.toFixed(2), (r) => r.tokensPerStreamPerSec],
