@@ -4,7 +4,7 @@ import { meetsGoal, type Figure } from './figures.js';
 import { fmtNum } from './stats.js';
 import { table } from './report.js';
 
-function fmt(v: number | undefined, unit: string): string {
+export function fmtFigure(v: number | undefined, unit: string): string {
   if (v === undefined || !Number.isFinite(v)) return '-';
   if (unit === '×') return `${v.toFixed(2)}×`;
   if (unit === 'tok/s') return fmtNum(v);
@@ -27,7 +27,7 @@ export function formatIssueTable(figs: Figure[], targets: Target[], title = ISSU
     const met = meetsGoal(f);
     return [
       f.label,
-      ...targets.map((t) => fmt(f.values[t], f.unit)),
+      ...targets.map((t) => fmtFigure(f.values[t], f.unit)),
       ...(hasGw
         ? others.map((t) => {
             const g = f.values.gateway;
