@@ -75,7 +75,7 @@ export function issue30Figures(opts: BenchOptions, results: Partial<Record<Targe
       unit: '×',
       values: perTarget(results, (r) => (r.paced ? r.paced.rssIdleMB / r.paced.rssPreMB : undefined)),
       details: detailsOf(results, (r) =>
-        r.paced ? `${r.paced.rssPreMB.toFixed(0)} → ${r.paced.rssEndMB.toFixed(0)} (streams ended) → ${r.paced.rssIdleMB.toFixed(0)} MB` : null,
+        r.paced ? `${r.paced.rssPreMB.toFixed(0)} → ${r.paced.rssEndMB.toFixed(0)} at the streams' end → ${r.paced.rssIdleMB.toFixed(0)} MB` : null,
       ),
       goal: { op: '<=', value: 1.2, on: 'gateway', text: '≤ 1.2× (within 20 %)' },
     });
@@ -116,7 +116,7 @@ export function issue30Figures(opts: BenchOptions, results: Partial<Record<Targe
       values: perTarget(results, (r) => r.longPrompt?.withLong.loop?.turnMaxMs),
       details: detailsOf(results, (r) =>
         r.longPrompt?.withLong.loop
-          ? `loop delay max ${r.longPrompt.withLong.loop.delayMaxMs?.toFixed(1) ?? '-'} ms (turn max alone ${r.longPrompt.alone.loop?.turnMaxMs?.toFixed(1) ?? '-'} ms)`
+          ? `streams alone ${r.longPrompt.alone.loop?.turnMaxMs?.toFixed(1) ?? '-'} ms; loop delay max ${r.longPrompt.withLong.loop.delayMaxMs?.toFixed(1) ?? '-'} ms`
           : null,
       ),
       goal: { op: '<=', value: 5, on: 'gateway', text: '≤ 5 ms' },
