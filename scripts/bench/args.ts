@@ -106,7 +106,8 @@ adds issue 17's soak,streaming,prompt-cost):
                default) and incremental_streaming_output: CPU and wire bytes per token
   paced        on a fresh gateway whose engine steps every --paced-step-ms (and a ceiling paced the
                same, one frame per stream per step): --paced-streams streams opened over
-               --paced-ramp, then a --paced-window s window with all of them open (CPU per token,
+               --paced-ramp; once all have their first token (+1 s), a --paced-window s window
+               with all of them open (CPU per token, longest loop turn, client CPU and loop delay,
                loop delay, gaps between a stream's arrivals, tokens/s per stream, RSS per open
                stream), then RSS again --paced-idle s after the streams ended (and the client
                closed its connections)
@@ -137,7 +138,9 @@ Options:
   --warmup-secs S        JIT warm-up per target before its first phase, at C=32 (default 4; 0 = off)
   --request-timeout S    Abort a single request after S seconds (default 120)
   --targets LIST         gateway,http-ceiling,direct (default all three; 'ceiling' = http-ceiling)
-  --ceiling-mode MODE    step (default): each event-loop turn writes the next frame of every stream,
+  --ceiling-mode MODE    For the zero-delay streaming phases (short requests are always answered in
+                         burst mode, the paced targets step with the engine):
+                         step (default): each event-loop turn writes the next frame of every stream,
                          one res.write per frame, as tokens arrive from an engine one step at a
                          time; burst: each response's frames back to back until the socket pushes
                          back (no engine cadence at all)
