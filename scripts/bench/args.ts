@@ -107,7 +107,7 @@ adds issue 17's soak,streaming,prompt-cost):
   paced        on a fresh gateway whose engine steps every --paced-step-ms (and a ceiling paced the
                same, one frame per stream per step): --paced-streams streams opened over
                --paced-ramp; once all have their first token (+1 s), a --paced-window s window
-               with all of them open (CPU per token, longest loop turn, client CPU and loop delay,
+               with all of them open (CPU per token, client CPU and loop delay,
                loop delay, gaps between a stream's arrivals, tokens/s per stream, RSS per open
                stream), then RSS again --paced-idle s after the streams ended (and the client
                closed its connections)
@@ -120,7 +120,7 @@ adds issue 17's soak,streaming,prompt-cost):
   soak, streaming, prompt-cost (issue 17): RSS after N short requests vs after warm-up; C
                concurrent streams of --max-tokens; C=1 short vs ~2k-token prompt
 CPU comes from /proc/<pid>/stat of the serving process, RSS from /proc/<pid>/status (VmRSS);
-event-loop delay, busy time, GC pauses and turn lengths from scripts/bench/loop-probe.mjs,
+event-loop delay, busy time, GC pauses (and, for long-prompt, turn lengths) from loop-probe.mjs,
 preloaded into the gateway and the ceiling (node --import). Ends with the tables of issue 30's
 (and, when run, issue 17's) figures and a machine yardstick (scripts/bench/yardstick.ts), so
 absolute numbers from different boxes can be compared. To compare two checkouts on a noisy box,

@@ -18,8 +18,10 @@
  *   CPU between two runs is the longest stretch no timer could run (a turn, or several turns shorter
  *   than the 1 ms period, so the floor is ~1 ms). Unlike the delay above it does not count time the
  *   thread sat runnable while another process had the core (schedstat's second field, reported as
- *   turnWaitMaxMs), which on two shared cores is most of a late timer. Off where schedstat cannot
- *   be read (turn figures null).
+ *   turnWaitMaxMs), which on two shared cores is most of a late timer. Only with
+ *   SMG_BENCH_LOOP_TURNS=1 in the environment (the bench sets it for the long-prompt targets): the
+ *   1 ms JS timer costs ~2 % of a core, which would blur CPU-per-token ratios elsewhere. Off too
+ *   where schedstat cannot be read (turn figures null).
  */
 import { readSync, openSync } from 'node:fs';
 import { PerformanceObserver, createHistogram, monitorEventLoopDelay, performance } from 'node:perf_hooks';
@@ -47,6 +49,7 @@ if (isMainThread) {
   let turnHist = null;
   let turnWaitMaxNs = 0;
   try {
+    if (process.env.SMG_BENCH_LOOP_TURNS !== '1') throw new Error('turns not asked for');
     const fd = openSync(`/proc/self/task/${process.pid}/schedstat`, 'r');
     const buf = Buffer.alloc(96);
     // "<ns on cpu> <ns waiting on a runqueue> <timeslices>"

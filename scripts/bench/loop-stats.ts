@@ -10,6 +10,14 @@ import type { Child } from './procs.js';
 
 export const LOOP_PROBE_FILE = fileURLToPath(new URL('./loop-probe.mjs', import.meta.url));
 export const LOOP_PROBE_MARK = '@@smg-bench-loop ';
+
+/**
+ * Environment for a served process: turn lengths (a 1 ms timer reading schedstat, ~2 % of a core)
+ * only where they are a figure, the long-prompt scenario.
+ */
+export function loopProbeEnv(phases: readonly string[]): Record<string, string> {
+  return phases.includes('long-prompt') ? { SMG_BENCH_LOOP_TURNS: '1' } : {};
+}
 /** Must match loop-probe.mjs. */
 const RESOLUTION_MS = 1;
 

@@ -5,7 +5,7 @@
  * Paced phase: N streams are opened over --paced-ramp seconds (so arrival cost is not measured
  * here), and once the last one has had a second to get its first token, a window of
  * --paced-window seconds measures with all N open: CPU per delivered token of the serving process,
- * its loop delay and turns, the gap between a stream's arrivals (one sample per arrival), tokens/s
+ * its loop delay, the gap between a stream's arrivals (one sample per arrival), tokens/s
  * per stream, and its RSS (sampled every 250 ms). RSS per open stream = (median RSS in the window −
  * RSS before the phase) ÷ N. When the streams have ended, the client closes its connections (the
  * users went away) and RSS is read again after --paced-idle seconds: what the process gave back.

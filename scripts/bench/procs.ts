@@ -22,11 +22,11 @@ export class Child {
     readonly name: string,
     args: string[],
     /** `script`: the entry file run by node (default bin/smg.js). */
-    opts: { nodeFlags?: string[]; verbose?: boolean; script?: string } = {},
+    opts: { nodeFlags?: string[]; verbose?: boolean; script?: string; env?: Record<string, string> } = {},
   ) {
     this.child = spawn(process.execPath, [...(opts.nodeFlags ?? []), opts.script ?? SMG_BIN, ...args], {
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, FORCE_COLOR: '0' },
+      env: { ...process.env, FORCE_COLOR: '0', ...opts.env },
     });
     for (const stream of [this.child.stdout, this.child.stderr]) {
       let partial = '';

@@ -21,7 +21,6 @@ function others(cpu: Record<string, CpuUse>): string {
 const loopRows = <T extends { loop: LoopStats | null }>(): [string, (r: T) => string][] => [
   ['server loop delay p99 ms', (r) => opt(r.loop?.delayP99Ms, fmtMs)],
   ['server loop delay max ms', (r) => opt(r.loop?.delayMaxMs, fmtMs)],
-  ['server longest turn ms (CPU)', (r) => opt(r.loop?.turnMaxMs, fmtMs)],
   ['server loop busy', (r) => opt(r.loop?.utilization, (v) => `${(v * 100).toFixed(0)}%`)],
   ['server GC pauses % / max ms', (r) => (r.loop ? `${((100 * r.loop.gcMs) / r.loop.windowMs).toFixed(1)}% / ${fmtMs(r.loop.gcMaxMs)}` : '-')],
 ];

@@ -51,7 +51,6 @@ const ROWS: RowDef[] = [
   { label: 'server loop delay p50 ms', cell: (r) => opt(r.loop?.delayP50Ms, fmtMs) },
   { label: 'server loop delay p99 ms', cell: (r) => opt(r.loop?.delayP99Ms, fmtMs), num: (r) => r.loop?.delayP99Ms },
   { label: 'server loop delay max ms', cell: (r) => opt(r.loop?.delayMaxMs, fmtMs) },
-  { label: 'server longest turn ms (CPU)', cell: (r) => opt(r.loop?.turnMaxMs, fmtMs) },
   { label: 'server loop busy', cell: (r) => opt(r.loop?.utilization, (v) => `${(v * 100).toFixed(0)}%`) },
   { label: 'server GC pauses % of wall', cell: (r) => opt(r.loop ? (100 * r.loop.gcMs) / r.loop.windowMs : null, (v) => `${v.toFixed(1)}%`) },
   { label: 'server GC pause max ms', cell: (r) => opt(r.loop?.gcMaxMs, fmtMs) },
@@ -147,9 +146,9 @@ export function footnotes(longMaxTokens: number, ceilingMode: string): string {
   stime from /proc/<pid>/stat (10 ms ticks) over the phase, all threads; RSS is VmRSS from
   /proc/<pid>/status. Loop figures come from scripts/bench/loop-probe.mjs preloaded into the server
   (node --import): delay = how late a 1 ms timer ran (monitorEventLoopDelay, resolution
-  subtracted; it includes time the process waited for a core); longest turn = the most main-thread
-  CPU (schedstat) between two runs of a 1 ms timer, i.e. the longest the loop was held in one piece,
-  without the waits for a core; busy = eventLoopUtilization (work in worker threads is not
+  subtracted; it includes time the process waited for a core); longest turn (long-prompt only) = the
+  most main-thread CPU (schedstat) between two runs of a 1 ms timer, i.e. the longest the loop was
+  held in one piece, without the waits for a core; busy = eventLoopUtilization (work in worker threads is not
   counted); ms/request = busy ÷ requests; GC = the main thread's garbage-collection pauses.
   CPU "cores" = CPU seconds ÷ wall seconds. Two cores are shared by client, server and engine, and by
   whatever else runs here ("other processes"): if that is large, rerun; ratios are steadier than

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BenchOptions } from '../args.js';
 import { createAgent, httpRequestFn, type HttpTarget } from '../http-client.js';
-import { ChildLoopProbe, LOOP_PROBE_FILE } from '../loop-stats.js';
+import { ChildLoopProbe, LOOP_PROBE_FILE, loopProbeEnv } from '../loop-stats.js';
 import type { RequestFn } from '../phase.js';
 import { Child, freePort, waitReady } from '../procs.js';
 import type { SseFrames } from '../sse-frames.js';
@@ -24,6 +24,7 @@ export async function startCeiling(opts: BenchOptions, dir: string, w: Workloads
   const tsx = import.meta.resolve('tsx/esm');
   const server = new Child('http-ceiling', ['--port', String(port), '--frames', framesFile, '--step-ms', String(stepMs), '--mode', stepMs > 0 ? 'step' : opts.ceilingMode], {
     nodeFlags: ['--import', LOOP_PROBE_FILE, '--import', tsx],
+    env: loopProbeEnv(opts.phases),
     script: SERVER_SCRIPT,
     verbose: opts.verbose,
   });

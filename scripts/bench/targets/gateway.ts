@@ -7,7 +7,7 @@ import { mkdir } from 'node:fs/promises';
 import { handshakePortFor } from '../../../src/engine/fnv-port.js';
 import type { BenchOptions } from '../args.js';
 import { createAgent, gatewayPromptTokens, httpRequestFn, type HttpTarget } from '../http-client.js';
-import { ChildLoopProbe, LOOP_PROBE_FILE } from '../loop-stats.js';
+import { ChildLoopProbe, LOOP_PROBE_FILE, loopProbeEnv } from '../loop-stats.js';
 import { PERF_NODE_FLAGS, PerfRecorder, removePerfMap, summarizePerf } from '../perf.js';
 import type { RequestFn } from '../phase.js';
 import { Child, freePort, waitReady } from '../procs.js';
@@ -53,7 +53,7 @@ export async function startGateway(opts: BenchOptions, dir: string, w: Workloads
       '--drain-settle-secs', '0', '--shutdown-grace-period-secs', '5',
       '--request-timeout-secs', String(Math.ceil(opts.requestTimeoutSec)),
     ],
-    { nodeFlags, verbose: opts.verbose },
+    { nodeFlags, verbose: opts.verbose, env: loopProbeEnv(opts.phases) },
   );
   const engine = new Child('engine(gw)', [...engineArgs(opts, url, w.promptTokenIds.length, w.longPromptTokens), ...engineExtra], { verbose: opts.verbose });
   log(`gateway pid ${gateway.pid}, engine pid ${engine.pid}`);
