@@ -142,7 +142,7 @@ async function runAll(opts: BenchOptions, dir: string, w: Workloads): Promise<Ru
       }
       const f = frames;
       info.framesSource = f.source;
-      if (mainGroups.length > 0) info.results.ceiling = await withTarget(() => startCeiling(opts, dir, w, f), opts, mainGroups);
+      if (mainGroups.length > 0) info.results.ceiling = await withTarget(() => startCeiling(mainOpts, dir, w, f), opts, mainGroups);
       await paced('ceiling', () => startCeiling(pacedOpts, dir, w, f, opts.pacedStepMs));
       await scenario('ceiling', () => startCeiling(scenarioOpts, dir, w, f, opts.longTokenDelayMs));
     } else {
