@@ -109,8 +109,8 @@ adds issue 17's soak,streaming,prompt-cost):
                --paced-ramp; once all have their first token (+1 s), a --paced-window s window
                with all of them open (CPU per token, client CPU and loop delay,
                loop delay, gaps between a stream's arrivals, tokens/s per stream, RSS per open
-               stream), then RSS again --paced-idle s after the streams ended (and the client
-               closed its connections)
+               stream over RSS before, read after one full GC of the server), then RSS again
+               --paced-idle s after the streams ended (and the client closed its connections)
   arrivals     then, on that idle paced target: --arrivals streams issued in one burst on fresh
                connections: TTFT p50/p99 and how many got no response head in time
   long-prompt  on a fresh target paced at --long-token-delay-ms: --long-streams streams alone,

@@ -22,12 +22,21 @@
  *   SMG_BENCH_LOOP_TURNS=1 in the environment (the bench sets it for the long-prompt targets): the
  *   1 ms JS timer costs ~2 % of a core, which would blur CPU-per-token ratios elsewhere. Off too
  *   where schedstat cannot be read (turn figures null).
+ *
+ * SIGWINCH (no default action, and the served processes have no terminal) asks for one full
+ * garbage collection, answered by `@@smg-bench-gc ok` on stderr: the paced phase reads "RSS before"
+ * after it, so the baseline does not swing with whatever startup garbage a 400 MB heap still holds
+ * (tens of MB between runs). The gc function comes from a fresh vm context after
+ * --expose-gc is set at runtime, so no `gc` global appears in the served process's own context.
  */
 import { readSync, openSync } from 'node:fs';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { PerformanceObserver, createHistogram, monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { isMainThread } from 'node:worker_threads';
 
 const MARK = '@@smg-bench-loop ';
+const GC_MARK = '@@smg-bench-gc ';
 const RESOLUTION_MS = 1;
 
 if (isMainThread) {
@@ -76,6 +85,16 @@ if (isMainThread) {
   } catch {
     turnHist = null;
   }
+
+  process.on('SIGWINCH', () => {
+    try {
+      v8.setFlagsFromString('--expose-gc');
+      vm.runInNewContext('gc')();
+      process.stderr.write(`${GC_MARK}ok\n`);
+    } catch (err) {
+      process.stderr.write(`${GC_MARK}failed: ${err.message}\n`);
+    }
+  });
 
   process.on('SIGUSR2', () => {
     const now = performance.now();

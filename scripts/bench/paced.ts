@@ -7,7 +7,7 @@
  * --paced-window seconds measures with all N open: CPU per delivered token of the serving process,
  * its loop delay, the gap between a stream's arrivals (one sample per arrival), tokens/s
  * per stream, and its RSS (sampled every 250 ms). RSS per open stream = (median RSS in the window −
- * RSS before the phase) ÷ N. When the streams have ended, the client closes its connections (the
+ * RSS before the phase, read after one full GC: warmPaced) ÷ N. When the streams have ended, the client closes its connections (the
  * users went away) and RSS is read again after --paced-idle seconds: what the process gave back.
  *
  * Arrival burst: on that idle target, N requests issued in one synchronous loop on fresh
@@ -116,8 +116,11 @@ export async function warmPaced(t: TargetHandle, opts: BenchOptions, name: strin
   } finally {
     agent.destroy();
   }
-  // Let the closed sockets and the warm-up's garbage go before "before the phase" is read: at
-  // least 2 s, then until RSS moved less than 2 MB over 2 s (at most 8 s in all).
+  // "Before the phase" is the process with its startup and warm-up garbage collected: one full GC
+  // (loop-probe.mjs), then at least 2 s, until RSS moved less than 2 MB over 2 s (8 s at most).
+  // Without the GC the gateway's baseline swung by 50-100 MB between runs (a 400 MB heap collects
+  // its startup garbage whenever V8 gets to it), more than 1,000 open streams hold.
+  if (!(await t.loop.gc?.())) log(`${name}: WARNING: no GC before the paced phase (loop probe did not answer); RSS before may hold garbage`);
   const rss: number[] = [];
   const end = performance.now() + 8000;
   do {
