@@ -109,7 +109,7 @@ adds issue 17's soak,streaming,prompt-cost):
                --paced-ramp; once all have their first token (+1 s), a --paced-window s window
                with all of them open (CPU per token, server and client loop delay, client CPU,
                gaps between a stream's arrivals, tokens/s per stream, RSS per open stream over
-               RSS before, read after one full GC of the server), then RSS again
+               RSS before, read after full GCs of the server), then RSS again
                --paced-idle s after the streams ended (and the client closed its connections)
   arrivals     then, on that idle paced target: --arrivals streams issued in one burst on fresh
                connections: TTFT p50/p99 and how many got no response head in time

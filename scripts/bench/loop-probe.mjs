@@ -25,8 +25,7 @@
  *
  * SIGWINCH (no default action, and the served processes have no terminal) asks for one full
  * garbage collection, answered by `@@smg-bench-gc ok` on stderr: the paced phase reads "RSS before"
- * after it, so the baseline does not swing with whatever startup garbage a 400 MB heap still holds
- * (tens of MB between runs). The gc function comes from a fresh vm context after
+ * after it, so the baseline holds no collectable garbage. The gc function comes from a fresh vm context after
  * --expose-gc is set at runtime, so no `gc` global appears in the served process's own context.
  */
 import { readSync, openSync } from 'node:fs';

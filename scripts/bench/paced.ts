@@ -7,7 +7,7 @@
  * --paced-window seconds measures with all N open: CPU per delivered token of the serving process,
  * its loop delay, the gap between a stream's arrivals (one sample per arrival), tokens/s
  * per stream, and its RSS (sampled every 250 ms). RSS per open stream = (median RSS in the window −
- * RSS before the phase, read after one full GC: warmPaced) ÷ N. When the streams have ended, the client closes its connections (the
+ * RSS before the phase, read after full GCs: warmPaced) ÷ N. When the streams have ended, the client closes its connections (the
  * users went away) and RSS is read again after --paced-idle seconds: what the process gave back.
  *
  * Arrival burst: on that idle target, N requests issued in one synchronous loop on fresh
@@ -116,11 +116,17 @@ export async function warmPaced(t: TargetHandle, opts: BenchOptions, name: strin
   } finally {
     agent.destroy();
   }
-  // "Before the phase" is the process with its startup and warm-up garbage collected: one full GC
+  // "Before the phase" is the process with its startup and warm-up garbage collected: full GCs
   // (loop-probe.mjs), then at least 2 s, until RSS moved less than 2 MB over 2 s (8 s at most).
-  // Without the GC the gateway's baseline swung by 50-100 MB between runs (a 400 MB heap collects
-  // its startup garbage whenever V8 gets to it), more than 1,000 open streams hold.
-  if (!(await t.loop.gc?.())) log(`${name}: WARNING: no GC before the paced phase (loop probe did not answer); RSS before may hold garbage`);
+  // The GCs take the garbage out of the baseline; the gateway's RSS still moves by tens of MB
+  // between runs (page release, native memory), so read RSS per stream over several runs.
+  const rss0 = mb(rssBytes(t.serverPid));
+  for (let i = 0; i < 2; i++) {
+    // Twice: what the first one's finalizers and weak callbacks let go is collected by the second.
+    if (!(await t.loop.gc?.())) log(`${name}: WARNING: no GC before the paced phase (loop probe did not answer); RSS before may hold garbage`);
+    await sleep(500);
+  }
+  log(`${name}: RSS ${rss0.toFixed(0)} MB after the warm-up, ${mb(rssBytes(t.serverPid)).toFixed(0)} MB after two full GCs`);
   const rss: number[] = [];
   const end = performance.now() + 8000;
   do {

@@ -159,7 +159,7 @@ export function footnotes(longMaxTokens: number, ceilingMode: string): string {
   arrivals, one sample per arrival: a stall while the engine keeps producing shows in the gap, not
   in the per-token ITL (the tokens then arrive together and the stall is spread over them).
   Paced: CPU per token and the loop over the window with every stream open; RSS per open stream =
-  (median RSS in the window − RSS before the phase, after a warm-up at C = 32 and one full GC of the
+  (median RSS in the window − RSS before the phase, after a warm-up at C = 32 and two full GCs of the
   server through the loop probe) ÷ streams. The client
   closes its connections when the streams end, then the target idles. Arrivals: issued in one loop
   on new connections; "no response head" counts requests without one by --arrivals-timeout.
