@@ -1,8 +1,10 @@
 /**
- * `npm run bench`: the gateway against a zero-delay mock engine, next to a bare node:http server
- * replaying the gateway's SSE frames (http-ceiling) and the in-process engine client (direct);
- * throughput, CPU per token and per request, TTFT/ITL, event-loop delay, RSS, prompt cost and the
- * long-prompt scenario, ending with issue 17's figures. See scripts/bench/args.ts (or --help).
+ * `npm run bench`: the gateway against a mock engine, next to a bare node:http server replaying
+ * the gateway's SSE frames (http-ceiling) and the in-process engine client (direct). By default
+ * issue 30's phases: CPU per short request, /generate streaming, many paced streams (CPU per token,
+ * loop, gaps, RSS per open stream and returned when idle), an arrival burst and long prompts beside
+ * paced streams, ending with issue 30's figures; `--phases all` adds issue 17's (throughput, soak,
+ * prompt cost). See scripts/bench/args.ts (or --help).
  */
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -10,14 +12,17 @@ import { join, resolve } from 'node:path';
 import { parseBenchArgs, TARGET_LABEL, USAGE, type BenchOptions, type PhaseGroup, type Target } from './bench/args.js';
 import { formatProfileSummary, summarizeProfile } from './bench/cpuprofile.js';
 import { issueFigures } from './bench/figures.js';
+import { issue30Figures } from './bench/figures-30.js';
+import { runArrivals, runPaced, warmPaced } from './bench/paced.js';
 import { installSignalHandlers, interrupted, stopAll } from './bench/procs.js';
 import { footnotes, formatLongPromptTable, formatPhaseTable, type Column } from './bench/report.js';
-import { formatIssueTable } from './bench/report-issue.js';
-import { runTarget, type MeasuredPhase, type TargetResults } from './bench/run-target.js';
+import { formatIssueTable, ISSUE30_TITLE } from './bench/report-issue.js';
+import { formatArrivalsTable, formatGenerateTable, formatPacedTable } from './bench/report-30.js';
+import { emptyResults, runTarget, type MeasuredPhase, type TargetResults } from './bench/run-target.js';
 import { synthesizeFrames, type SseFrames } from './bench/sse-frames.js';
 import { startCeiling } from './bench/targets/ceiling.js';
 import { startDirect } from './bench/targets/direct.js';
-import { startGateway } from './bench/targets/gateway.js';
+import { startGateway, type GatewayHandle } from './bench/targets/gateway.js';
 import type { TargetHandle } from './bench/targets/target.js';
 import { buildWorkloads, type Workloads } from './bench/workloads.js';
 import { formatYardstick, measureYardstick } from './bench/yardstick.js';
@@ -53,6 +58,9 @@ async function withTarget(start: () => Promise<TargetHandle>, opts: BenchOptions
   }
 }
 
+/** Issue 17's phases: only when one of them runs is its table printed. */
+const ISSUE17_PHASES: readonly PhaseGroup[] = ['soak', 'streaming', 'prompt-cost'];
+
 async function runAll(opts: BenchOptions, dir: string, w: Workloads): Promise<RunInfo> {
   const info: RunInfo = {
     results: {},
@@ -62,51 +70,90 @@ async function runAll(opts: BenchOptions, dir: string, w: Workloads): Promise<Ru
     gatewayPid: null,
     perfSummary: null,
   };
+  const has = (p: PhaseGroup) => opts.phases.includes(p);
   // With a paced long-prompt scenario, it runs on its own gateway + engine / ceiling afterwards.
-  const pacedScenario = opts.longTokenDelayMs > 0 && opts.phases.includes('long-prompt');
-  const mainGroups = pacedScenario ? opts.phases.filter((p) => p !== 'long-prompt') : opts.phases;
-  const pacedOpts: BenchOptions = { ...opts, tokenDelayMs: opts.longTokenDelayMs, perfFile: null, profileDir: null };
+  const pacedScenario = opts.longTokenDelayMs > 0 && has('long-prompt');
+  // The paced phase and the arrival burst share one fresh target stepping every --paced-step-ms.
+  const pacedGroups: PhaseGroup[] = opts.phases.filter((p) => p === 'paced' || p === 'arrivals');
+  const mainGroups = opts.phases.filter((p) => !pacedGroups.includes(p) && !(pacedScenario && p === 'long-prompt'));
+  // Each target's options name only its own phases (startGateway sends the ~131k-token check
+  // request only to a gateway that runs the long-prompt scenario: its garbage would blur RSS).
+  const mainOpts: BenchOptions = { ...opts, phases: mainGroups };
+  const scenarioOpts: BenchOptions = { ...opts, phases: ['long-prompt'], tokenDelayMs: opts.longTokenDelayMs, perfFile: null, profileDir: null };
+  const pacedOpts: BenchOptions = { ...opts, phases: pacedGroups, tokenDelayMs: opts.pacedStepMs, perfFile: null, profileDir: null };
+  // The paced engine admits a whole arrival burst in one step (the default 8192-token budget would
+  // spread 1,000 prefills over several steps, engine time the bare ceiling does not pay).
+  const pacedEngineExtra = ['--max-num-batched-tokens', String(Math.max(8192, (opts.arrivals + opts.pacedStreams) * (w.promptTokenIds.length + 1)))];
+  const resultsOf = (target: Target) => (info.results[target] ??= emptyResults(TARGET_LABEL[target]));
   const scenario = async (target: Target, start: () => Promise<TargetHandle>) => {
-    if (!pacedScenario || !info.results[target]) return;
+    if (!pacedScenario) return;
     log(`${TARGET_LABEL[target]}: long-prompt scenario on a fresh target paced at ${opts.longTokenDelayMs} ms per step`);
-    const r = await withTarget(start, pacedOpts, ['long-prompt']);
-    info.results[target]!.longPrompt = r.longPrompt;
+    const r = await withTarget(start, scenarioOpts, ['long-prompt']);
+    resultsOf(target).longPrompt = r.longPrompt;
+  };
+  const paced = async (target: Target, start: () => Promise<TargetHandle>) => {
+    if (pacedGroups.length === 0) return;
+    const name = TARGET_LABEL[target];
+    log(`${name}: paced target, one step per ${opts.pacedStepMs} ms`);
+    const t = await start();
+    try {
+      await warmPaced(t, pacedOpts, name);
+      if (pacedGroups.includes('paced')) {
+        resultsOf(target).paced = await runPaced(t, pacedOpts, name);
+        await t.alive();
+      }
+      if (pacedGroups.includes('arrivals')) {
+        resultsOf(target).arrivals = await runArrivals(t, pacedOpts, name);
+        await t.alive();
+      }
+    } finally {
+      await t.close();
+    }
   };
   let frames: SseFrames | null = null;
   for (const target of opts.targets) {
     interrupted.signal.throwIfAborted();
     log(`=== ${TARGET_LABEL[target]} ===`);
     if (target === 'gateway') {
-      const gw = await startGateway(opts, dir, w);
-      info.gatewayPid = gw.pid;
-      info.promptTokens = gw.promptTokens;
-      info.longPromptTokens = gw.longPromptTokens;
-      frames = gw.frames;
-      try {
-        info.results.gateway = await runTarget(gw, opts, mainGroups);
-      } finally {
-        await gw.close();
-        info.perfSummary = gw.perfSummary;
+      if (mainGroups.length > 0) {
+        const gw = await startGateway(mainOpts, dir, w);
+        info.gatewayPid = gw.pid;
+        info.promptTokens = gw.promptTokens;
+        info.longPromptTokens = gw.longPromptTokens;
+        frames = gw.frames;
+        try {
+          info.results.gateway = await runTarget(gw, opts, mainGroups);
+        } finally {
+          await gw.close();
+          info.perfSummary = gw.perfSummary;
+        }
       }
-      await scenario('gateway', () => startGateway(pacedOpts, dir, w, false));
+      await paced('gateway', () => startGateway(pacedOpts, dir, w, false, pacedEngineExtra));
+      await scenario('gateway', async () => {
+        const g: GatewayHandle = await startGateway(scenarioOpts, dir, w, false);
+        info.longPromptTokens = g.longPromptTokens;
+        return g;
+      });
     } else if (target === 'ceiling') {
       if (!frames) {
         const texts = Array.from({ length: opts.maxTokens }, (_, i) => w.tokenText(i));
         frames = synthesizeFrames(opts.model, texts, w.promptTokenIds.length);
-        log('no gateway in this run: the http-ceiling replays synthesized frames of the same shape');
+        log('no zero-delay gateway in this run: the http-ceiling replays synthesized frames of the same shape');
       }
       const f = frames;
       info.framesSource = f.source;
-      info.results.ceiling = await withTarget(() => startCeiling(opts, dir, w, f), opts, mainGroups);
-      await scenario('ceiling', () => startCeiling(pacedOpts, dir, w, f, opts.longTokenDelayMs));
+      if (mainGroups.length > 0) info.results.ceiling = await withTarget(() => startCeiling(mainOpts, dir, w, f), opts, mainGroups);
+      await paced('ceiling', () => startCeiling(pacedOpts, dir, w, f, opts.pacedStepMs));
+      await scenario('ceiling', () => startCeiling(scenarioOpts, dir, w, f, opts.longTokenDelayMs));
     } else {
-      info.results.direct = await withTarget(() => startDirect(opts, dir, w), opts, mainGroups.filter((p) => p !== 'long-prompt'));
+      const groups = mainGroups.filter((p) => p !== 'long-prompt' && p !== 'prompt-cost' && p !== 'generate');
+      if (groups.length > 0) info.results.direct = await withTarget(() => startDirect(opts, dir, w), opts, groups);
     }
   }
   return info;
 }
 
-function report(opts: BenchOptions, info: RunInfo, seconds: number): string {
+function report(opts: BenchOptions, w: Workloads, info: RunInfo, seconds: number): string {
   const targets = opts.targets;
   const cols = (pick: (r: TargetResults) => MeasuredPhase | null | undefined): Column[] =>
     targets.map((t) => ({ target: t, r: info.results[t] ? (pick(info.results[t]!) ?? undefined) : undefined }));
@@ -115,6 +162,8 @@ function report(opts: BenchOptions, info: RunInfo, seconds: number): string {
   const push = (s: string) => {
     if (s) out.push(s, '');
   };
+  const runs = <T,>(pick: (r: TargetResults) => T | null | undefined) =>
+    targets.filter((t) => info.results[t] && pick(info.results[t]!)).map((t) => ({ target: t, r: pick(info.results[t]!)! }));
   const soak = targets.map((t) => info.results[t]?.soak).find((s) => s);
   if (soak) {
     push(formatPhaseTable(`RSS soak: ${opts.soakRequests} requests asked, max_tokens 1, C = ${opts.shortConcurrency} (${ctx})`, cols((r) => r.soak?.phase)));
@@ -123,10 +172,27 @@ function report(opts: BenchOptions, info: RunInfo, seconds: number): string {
     push(formatPhaseTable(`C = ${c}   (max_tokens ${opts.maxTokens}, ${ctx})`, cols((r) => r.streaming[c])));
   }
   push(formatPhaseTable(`max_tokens 1, C = ${opts.shortConcurrency}   (${ctx})`, cols((r) => r.short)));
+  const gen = info.results.gateway?.generate;
+  if (gen) {
+    push(formatGenerateTable(`/generate streaming, gateway CPU and wire bytes per token (${opts.generateConcurrency} concurrent streams per cell, zero-delay engine)`, gen));
+  }
+  push(
+    formatPacedTable(
+      `paced: ${opts.pacedStreams} streams, one token per stream per ${opts.pacedStepMs} ms step, opened over ${opts.pacedRampSec} s; ` +
+        `${opts.pacedWindowSec} s window with all open; RSS again ${opts.pacedIdleSec} s after they ended`,
+      runs((r) => r.paced),
+    ),
+  );
+  push(
+    formatArrivalsTable(
+      `arrivals: ${opts.arrivals} streams of ${opts.arrivalsMaxTokens} tokens issued together on new connections, idle target paced at ${opts.pacedStepMs} ms`,
+      runs((r) => r.arrivals),
+    ),
+  );
   push(formatPhaseTable(`prompt cost, short prompt: C = 1, max_tokens 1 (${ctx})`, cols((r) => r.promptCost?.short)));
   push(
     formatPhaseTable(
-      `prompt cost, long prompt: C = 1, max_tokens ${opts.longMaxTokens}, ${info.longPromptTokens}-token prompt (distinct per request)`,
+      `prompt cost, long prompt: C = 1, max_tokens ${opts.longMaxTokens}, ${w.costPromptTokens}-token prompt (distinct per request)`,
       cols((r) => r.promptCost?.long),
     ),
   );
@@ -139,11 +205,12 @@ function report(opts: BenchOptions, info: RunInfo, seconds: number): string {
     ),
   );
   const rss = targets
-    .filter((t) => info.results[t])
+    .filter((t) => info.results[t] && Number.isFinite(info.results[t]!.rssAtEndMB))
     .map((t) => `${TARGET_LABEL[t]} ${info.results[t]!.rssAfterWarmupMB.toFixed(0)}→${info.results[t]!.rssAtEndMB.toFixed(0)} MB`);
-  out.push(`server RSS after warm-up → at the end: ${rss.join(', ')}`, '');
+  if (rss.length > 0) out.push(`server RSS after warm-up → at the end: ${rss.join(', ')}`, '');
   if (info.framesSource) out.push(`http-ceiling frames: ${info.framesSource}`, '');
-  push(formatIssueTable(issueFigures(opts, info.results), targets));
+  if (opts.phases.some((p) => ISSUE17_PHASES.includes(p))) push(formatIssueTable(issueFigures(opts, info.results), targets));
+  push(formatIssueTable(issue30Figures(opts, info.results), targets, ISSUE30_TITLE));
   out.push(footnotes(opts.longMaxTokens, opts.ceilingMode), '', `total bench time ${seconds.toFixed(1)} s`, '');
   return out.join('\n');
 }
@@ -180,11 +247,11 @@ async function main(argv: string[]): Promise<number> {
     log(formatYardstick(yardstick));
     const w = await buildWorkloads(opts);
     log(
-      `model ${opts.model}; prompt ${w.promptTokenIds.length} tokens (long ${w.longPromptTokens}); max_tokens ${opts.maxTokens}; ` +
+      `model ${opts.model}; prompt ${w.promptTokenIds.length} tokens (long ${w.longPromptTokens}, prompt cost ${w.costPromptTokens}); max_tokens ${opts.maxTokens}; ` +
         `C ∈ {${opts.concurrency.join(', ')}}; targets ${opts.targets.map((t) => TARGET_LABEL[t]).join('+')}; phases ${opts.phases.join(',')}`,
     );
     const info = await runAll(opts, dir, w);
-    process.stdout.write(report(opts, info, (Date.now() - t0) / 1000));
+    process.stdout.write(report(opts, w, info, (Date.now() - t0) / 1000));
     process.stdout.write(`${formatYardstick(yardstick)}\n`);
 
     if (opts.jsonOut) {
@@ -195,6 +262,7 @@ async function main(argv: string[]): Promise<number> {
         longPromptTokens: info.longPromptTokens,
         ceilingFrames: info.framesSource,
         figures: issueFigures(opts, info.results),
+        issue30: issue30Figures(opts, info.results),
         results: info.results,
       };
       await writeFile(opts.jsonOut, JSON.stringify(json, null, 2));

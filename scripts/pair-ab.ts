@@ -45,7 +45,8 @@ if (positionals.length !== 2) {
 }
 const kind = values.kind as Kind;
 const c = Number(values.c);
-const opts = parseBenchArgs(['--concurrency', String(c), '--token-delay-ms', String(values['token-delay-ms'])])!;
+// Only the phases pair-ab drives: no ~131k-token long prompt is calibrated or sent to the gateways.
+const opts = parseBenchArgs(['--concurrency', String(c), '--token-delay-ms', String(values['token-delay-ms']), '--phases', 'short,streaming'])!;
 const w = await buildWorkloads(opts);
 const dir = await mkdtemp(join(tmpdir(), 'smgpair-'));
 

@@ -21,6 +21,8 @@ export interface GapSink {
   gaps: Samples;
   /** When set, also one sample per arrival: the whole gap since the stream's previous arrival. */
   arrivalGaps?: Samples;
+  /** Called when a stream's first token arrives (the paced phase waits for all of them). */
+  onFirstToken?: () => void;
 }
 
 let epoch = 0;

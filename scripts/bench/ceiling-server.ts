@@ -9,7 +9,9 @@
  * of every stream, so concurrent streams interleave frame by frame, as for a gateway fed one token
  * per engine step; with --step-ms S a step runs every S ms (a paced engine, for the long-prompt
  * scenario). --mode burst: each response's frames go out back to back as soon as its request is
- * read, one res.write per frame, until the socket pushes back ('drain' resumes it).
+ * read, one res.write per frame, until the socket pushes back ('drain' resumes it). A request to
+ * /v1/chat/completions?mode=burst is answered in burst mode whatever --mode says (the bench's
+ * short requests: issue 30 compares CPU per short request with the burst ceiling).
  *
  *   node [--import loop-probe.mjs] --import tsx/esm ceiling-server.ts --port P --frames FILE
  *        [--step-ms S] [--mode step|burst]
@@ -34,7 +36,8 @@ const tokenFrames = frames.tokens;
 const stepMs = Number(values['step-ms'] ?? 0);
 const mode = values.mode ?? 'burst';
 if (mode !== 'step' && mode !== 'burst') throw new Error(`--mode: step or burst, got '${mode}'`);
-const framesPerStep = mode === 'burst' ? Infinity : 1;
+const framesPerStepOf = (m: string) => (m === 'burst' ? Infinity : 1);
+const framesPerStep = framesPerStepOf(mode);
 
 /** Tail frames with the usage counts of an N-token response (only a few distinct N per run). */
 const tails = new Map<number, string[]>();
@@ -55,6 +58,8 @@ interface Stream {
   sent: number;
   paused: boolean;
   done: boolean;
+  /** Token frames per step: 1 (step mode) or all of them (burst). */
+  perStep: number;
 }
 
 const active: Stream[] = [];
@@ -75,7 +80,7 @@ function advance(s: Stream): void {
   const res = s.res;
   if (s.sent === 0) for (const f of frames.head) res.write(f);
   let ok = true;
-  for (let k = 0; k < framesPerStep && ok && s.sent < s.n; k++) {
+  for (let k = 0; k < s.perStep && ok && s.sent < s.n; k++) {
     ok = res.write(tokenFrames[s.sent % tokenFrames.length]);
     s.sent += 1;
   }
@@ -107,9 +112,9 @@ function step(): void {
   if (runnable) schedule();
 }
 
-function start(res: http.ServerResponse, maxTokens: number): void {
+function start(res: http.ServerResponse, maxTokens: number, perStep: number): void {
   res.writeHead(200, frames.headers);
-  const s: Stream = { res, n: maxTokens, sent: 0, paused: false, done: false };
+  const s: Stream = { res, n: maxTokens, sent: 0, paused: false, done: false, perStep };
   res.once('close', () => {
     s.done = true; // client went away (or we ended): drop it on the next step
   });
@@ -123,7 +128,8 @@ const server = http.createServer((req, res) => {
     res.end('{"status":"ready"}');
     return;
   }
-  if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
+  const burst = req.url === '/v1/chat/completions?mode=burst';
+  if (req.method !== 'POST' || (req.url !== '/v1/chat/completions' && !burst)) {
     res.writeHead(404);
     res.end();
     return;
@@ -140,7 +146,7 @@ const server = http.createServer((req, res) => {
       res.end('{"error":{"message":"invalid JSON body"}}');
       return;
     }
-    start(res, maxTokens);
+    start(res, maxTokens, burst ? framesPerStepOf('burst') : framesPerStep);
   });
 });
 server.keepAliveTimeout = 60_000;

@@ -83,7 +83,7 @@ export function issueFigures(opts: BenchOptions, results: Partial<Record<Target,
   if (has('prompt-cost')) {
     figs.push({
       key: 'promptOnLoopMs',
-      label: `${opts.longPromptTokens}-tok prompt: event-loop ms (long − short)`,
+      label: `${opts.promptCostTokens}-tok prompt: event-loop ms (long − short)`,
       unit: 'ms',
       values: perTarget(results, (r) => {
         const l = loopMsPerRequest(r.promptCost?.long);
@@ -94,7 +94,7 @@ export function issueFigures(opts: BenchOptions, results: Partial<Record<Target,
     });
     figs.push({
       key: 'promptWallP50Ms',
-      label: `${opts.longPromptTokens}-tok prompt: wall ms (TTFT p50 long − short)`,
+      label: `${opts.promptCostTokens}-tok prompt: wall ms (TTFT p50 long − short)`,
       unit: 'ms',
       values: perTarget(results, (r) => (r.promptCost ? r.promptCost.long.ttft.p50 - r.promptCost.short.ttft.p50 : undefined)),
       details: Object.fromEntries(

@@ -19,6 +19,8 @@ export interface HttpTarget {
   /** Serialized request body: the same for every request, or one per request number. */
   body: Buffer | ((seq: number) => Buffer);
   timeoutMs: number;
+  /** Default /v1/chat/completions (the http-ceiling takes `?mode=burst` on it). */
+  path?: string;
 }
 
 export function createAgent(): http.Agent {
@@ -34,12 +36,14 @@ export function httpRequestFn(t: HttpTarget, agent: http.Agent): RequestFn {
     accept: 'text/event-stream',
   });
   const fixedHeaders = fixed ? headersFor(fixed) : null;
+  const path = t.path ?? '/v1/chat/completions';
   return (seq, rec) =>
     new Promise<RequestResult>((resolve) => {
       const body = bodyFor(seq);
       const headers = fixedHeaders ?? headersFor(body);
       const start = performance.now();
       let first = -1;
+      let head = -1;
       const itl = new ArrivalTracker(rec);
       let events = 0;
       let usageTokens = -1;
@@ -51,11 +55,19 @@ export function httpRequestFn(t: HttpTarget, agent: http.Agent): RequestFn {
         clearTimeout(timer);
         itl.flush();
         const end = performance.now();
-        resolve({ ...r, events, arrivals: itl.arrivals, ttftMs: first < 0 ? Number.NaN : first - start, e2eMs: end - start });
+        resolve({
+          ...r,
+          events,
+          arrivals: itl.arrivals,
+          ttftMs: first < 0 ? Number.NaN : first - start,
+          headMs: head < 0 ? Number.NaN : head - start,
+          e2eMs: end - start,
+        });
       };
       const req = http.request(
-        { host: t.host, port: t.port, path: '/v1/chat/completions', method: 'POST', agent, headers },
+        { host: t.host, port: t.port, path, method: 'POST', agent, headers },
         (res) => {
+          head = performance.now();
           res.setEncoding('utf8');
           if (res.statusCode !== 200) {
             let text = '';
@@ -80,7 +92,10 @@ export function httpRequestFn(t: HttpTarget, agent: http.Agent): RequestFn {
                 continue;
               }
               if (isTokenFrame(frame)) {
-                if (first < 0) first = now;
+                if (first < 0) {
+                  first = now;
+                  rec.onFirstToken?.();
+                }
                 itl.add(now, 1);
                 events += 1;
               } else if (frame.includes('"usage":')) {

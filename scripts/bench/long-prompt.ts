@@ -63,7 +63,7 @@ function pool(c: number, run: RequestFn, sink: GapSink, onResult: (r: RequestRes
 }
 
 /** One measured window: `during` runs while the background streams' gaps are collected. */
-async function window(spec: LongPromptSpec, sink: Required<GapSink>, during: () => Promise<void>): Promise<WindowResult> {
+async function window(spec: LongPromptSpec, sink: GapSink & Required<Pick<GapSink, 'arrivalGaps'>>, during: () => Promise<void>): Promise<WindowResult> {
   await spec.loop.reset();
   sink.gaps = new Samples();
   sink.arrivalGaps = new Samples();
@@ -90,7 +90,7 @@ export async function runLongPrompt(spec: LongPromptSpec): Promise<LongPromptRes
   const note = (r: RequestResult) => {
     if (!r.ok && errors.length < 5) errors.push(r.error ?? 'unknown error');
   };
-  const sink: Required<GapSink> = { gaps: new Samples(), arrivalGaps: new Samples() };
+  const sink: GapSink & Required<Pick<GapSink, 'arrivalGaps'>> = { gaps: new Samples(), arrivalGaps: new Samples() };
   let bgFailed = 0;
   const bg = pool(spec.streams, spec.background, sink, (r) => {
     if (!r.ok) bgFailed += 1;

@@ -13,11 +13,29 @@
  *   waiting in epoll) in the window. Work moved to worker threads does not count here.
  * - gc: the main thread's garbage-collection pauses (PerformanceObserver 'gc' entries): their sum
  *   and the longest one, to tell a late timer caused by GC from one caused by our own callbacks.
+ * - turns: how long the loop was held in one piece. A 1 ms interval reads the main thread's own CPU
+ *   time (/proc/self/task/<pid>/schedstat, ns; one pread, ~2 µs) each time it runs; the main-thread
+ *   CPU between two runs is the longest stretch no timer could run (a turn, or several turns shorter
+ *   than the 1 ms period, so the floor is ~1 ms). Unlike the delay above it does not count time the
+ *   thread sat runnable while another process had the core (schedstat's second field, reported as
+ *   turnWaitMaxMs), which on two shared cores is most of a late timer. Only with
+ *   SMG_BENCH_LOOP_TURNS=1 in the environment (the bench sets it for the long-prompt targets): the
+ *   1 ms JS timer costs ~2 % of a core, which would blur CPU-per-token ratios elsewhere. Off too
+ *   where schedstat cannot be read (turn figures null).
+ *
+ * SIGWINCH (no default action, and the served processes have no terminal) asks for one full
+ * garbage collection, answered by `@@smg-bench-gc ok` on stderr: the paced phase reads "RSS before"
+ * after it, so the baseline holds no collectable garbage. The gc function comes from a fresh vm context after
+ * --expose-gc is set at runtime, so no `gc` global appears in the served process's own context.
  */
-import { PerformanceObserver, monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { readSync, openSync } from 'node:fs';
+import v8 from 'node:v8';
+import vm from 'node:vm';
+import { PerformanceObserver, createHistogram, monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { isMainThread } from 'node:worker_threads';
 
 const MARK = '@@smg-bench-loop ';
+const GC_MARK = '@@smg-bench-gc ';
 const RESOLUTION_MS = 1;
 
 if (isMainThread) {
@@ -35,6 +53,48 @@ if (isMainThread) {
     }
   }).observe({ entryTypes: ['gc'] });
 
+  /** Main-thread CPU (µs) between two runs of the 1 ms timer; null when schedstat is unreadable. */
+  let turnHist = null;
+  let turnWaitMaxNs = 0;
+  try {
+    if (process.env.SMG_BENCH_LOOP_TURNS !== '1') throw new Error('turns not asked for');
+    const fd = openSync(`/proc/self/task/${process.pid}/schedstat`, 'r');
+    const buf = Buffer.alloc(96);
+    // "<ns on cpu> <ns waiting on a runqueue> <timeslices>"
+    const read = (out) => {
+      const n = readSync(fd, buf, 0, buf.length, 0);
+      const text = buf.toString('latin1', 0, n);
+      const a = text.indexOf(' ');
+      out[0] = Number(text.slice(0, a));
+      out[1] = Number(text.slice(a + 1, text.indexOf(' ', a + 1)));
+    };
+    const prev = [0, 0];
+    const now = [0, 0];
+    read(prev);
+    if (Number.isFinite(prev[0])) {
+      turnHist = createHistogram();
+      setInterval(() => {
+        read(now);
+        turnHist.record(Math.max(1, Math.round((now[0] - prev[0]) / 1000)));
+        if (now[1] - prev[1] > turnWaitMaxNs) turnWaitMaxNs = now[1] - prev[1];
+        prev[0] = now[0];
+        prev[1] = now[1];
+      }, 1).unref();
+    }
+  } catch {
+    turnHist = null;
+  }
+
+  process.on('SIGWINCH', () => {
+    try {
+      v8.setFlagsFromString('--expose-gc');
+      vm.runInNewContext('gc')();
+      process.stderr.write(`${GC_MARK}ok\n`);
+    } catch (err) {
+      process.stderr.write(`${GC_MARK}failed: ${err.message}\n`);
+    }
+  });
+
   process.on('SIGUSR2', () => {
     const now = performance.now();
     const nextElu = performance.eventLoopUtilization();
@@ -50,9 +110,14 @@ if (isMainThread) {
       utilization: d.utilization,
       gcMs,
       gcMaxMs,
+      turnP99Ms: turnHist && turnHist.count > 0 ? turnHist.percentile(99) / 1000 : null,
+      turnMaxMs: turnHist && turnHist.count > 0 ? turnHist.max / 1000 : null,
+      turnWaitMaxMs: turnHist ? turnWaitMaxNs / 1e6 : null,
     };
     gcMs = 0;
     gcMaxMs = 0;
+    turnHist?.reset();
+    turnWaitMaxNs = 0;
     hist.reset();
     elu = nextElu;
     windowStart = now;

@@ -10,6 +10,15 @@ import type { Child } from './procs.js';
 
 export const LOOP_PROBE_FILE = fileURLToPath(new URL('./loop-probe.mjs', import.meta.url));
 export const LOOP_PROBE_MARK = '@@smg-bench-loop ';
+const GC_MARK = '@@smg-bench-gc ';
+
+/**
+ * Environment for a served process: turn lengths (a 1 ms timer reading schedstat, ~2 % of a core)
+ * only where they are a figure, the long-prompt scenario.
+ */
+export function loopProbeEnv(phases: readonly string[]): Record<string, string> {
+  return phases.includes('long-prompt') ? { SMG_BENCH_LOOP_TURNS: '1' } : {};
+}
 /** Must match loop-probe.mjs. */
 const RESOLUTION_MS = 1;
 
@@ -26,12 +35,22 @@ export interface LoopStats {
   /** Main-thread GC pauses in the window: their sum and the longest (ms). */
   gcMs: number;
   gcMaxMs: number;
+  /**
+   * Main-thread CPU ms between two runs of a 1 ms timer (loop-probe.mjs): p99 and the longest, i.e.
+   * the longest stretch the loop was held in one piece, without the time the thread waited for a
+   * core (turnWaitMaxMs: the longest such wait between two runs). Null where not measured.
+   */
+  turnP99Ms?: number | null;
+  turnMaxMs?: number | null;
+  turnWaitMaxMs?: number | null;
 }
 
 /** Starts a window with `reset()`; `read()` ends it and returns what happened in it. */
 export interface LoopProbe {
   reset(): Promise<void>;
   read(): Promise<LoopStats | null>;
+  /** One full GC in the served process (loop-probe.mjs, SIGWINCH); false when it did not answer. */
+  gc?(): Promise<boolean>;
 }
 
 /** Through the preload in a child: each SIGUSR2 answers with the window since the previous one. */
@@ -39,8 +58,14 @@ export class ChildLoopProbe implements LoopProbe {
   private waiting: ((s: LoopStats) => void)[] = [];
   private broken = false;
 
+  private gcWaiting: ((ok: boolean) => void)[] = [];
+
   constructor(private readonly child: Child) {
     child.onLine((line) => {
+      if (line.startsWith(GC_MARK)) {
+        this.gcWaiting.shift()?.(line === `${GC_MARK}ok`);
+        return true;
+      }
       if (!line.startsWith(LOOP_PROBE_MARK)) return false;
       const next = this.waiting.shift();
       if (next) next(JSON.parse(line.slice(LOOP_PROBE_MARK.length)) as LoopStats);
@@ -54,6 +79,17 @@ export class ChildLoopProbe implements LoopProbe {
 
   read(): Promise<LoopStats | null> {
     return this.ask();
+  }
+
+  async gc(): Promise<boolean> {
+    if (!this.child.running) return false;
+    const answer = new Promise<boolean>((resolve) => this.gcWaiting.push(resolve));
+    this.child.child.kill('SIGWINCH');
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), 10_000)));
+    const ok = await Promise.race([answer, timeout]);
+    clearTimeout(timer);
+    return ok;
   }
 
   private async ask(): Promise<LoopStats | null> {
@@ -80,7 +116,7 @@ export class SelfLoopProbe implements LoopProbe {
   private start = performance.now();
   private gcMs = 0;
   private gcMaxMs = 0;
-  private readonly gc = new PerformanceObserver((list) => {
+  private readonly gcObserver = new PerformanceObserver((list) => {
     for (const e of list.getEntries()) {
       this.gcMs += e.duration;
       this.gcMaxMs = Math.max(this.gcMaxMs, e.duration);
@@ -89,7 +125,7 @@ export class SelfLoopProbe implements LoopProbe {
 
   constructor() {
     this.hist.enable();
-    this.gc.observe({ entryTypes: ['gc'] });
+    this.gcObserver.observe({ entryTypes: ['gc'] });
   }
 
   async reset(): Promise<void> {
@@ -119,6 +155,6 @@ export class SelfLoopProbe implements LoopProbe {
 
   close(): void {
     this.hist.disable();
-    this.gc.disconnect();
+    this.gcObserver.disconnect();
   }
 }

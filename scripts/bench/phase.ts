@@ -21,6 +21,8 @@ export interface RequestResult {
   /** Event-loop turns that delivered tokens (see arrivals.ts). */
   arrivals: number;
   ttftMs: number;
+  /** Request sent → response head (HTTP targets; NaN when none came). */
+  headMs?: number;
   e2eMs: number;
 }
 

@@ -4,7 +4,7 @@
  * Also: free ports, /proc CPU accounting and the readiness wait.
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 export const SMG_BIN = fileURLToPath(new URL('../../bin/smg.js', import.meta.url));
@@ -22,11 +22,11 @@ export class Child {
     readonly name: string,
     args: string[],
     /** `script`: the entry file run by node (default bin/smg.js). */
-    opts: { nodeFlags?: string[]; verbose?: boolean; script?: string } = {},
+    opts: { nodeFlags?: string[]; verbose?: boolean; script?: string; env?: Record<string, string> } = {},
   ) {
     this.child = spawn(process.execPath, [...(opts.nodeFlags ?? []), opts.script ?? SMG_BIN, ...args], {
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, FORCE_COLOR: '0' },
+      env: { ...process.env, FORCE_COLOR: '0', ...opts.env },
     });
     for (const stream of [this.child.stdout, this.child.stderr]) {
       let partial = '';
@@ -171,6 +171,24 @@ export function procCpuSeconds(pid: number): number {
   const utime = Number(rest[11]);
   const stime = Number(rest[12]);
   return (utime + stime) / ticksPerSecond();
+}
+
+/**
+ * CPU seconds of a process's live threads, from /proc/<pid>/task/<tid>/schedstat (ns on a CPU):
+ * precise where /proc/<pid>/stat counts 10 ms ticks, for phases that burn only tens of ms. A
+ * thread that exits in between takes its time with it, so use it over spans where none does.
+ */
+export function procCpuSecondsPrecise(pid: number): number {
+  let ns = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const text = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8');
+      ns += Number(text.slice(0, text.indexOf(' ')));
+    } catch {
+      // the thread exited between the listing and the read
+    }
+  }
+  return ns / 1e9;
 }
 
 /** Resident set size in bytes of a process (VmRSS in /proc/<pid>/status), or of this process. */

@@ -123,6 +123,8 @@ export function formatLongPromptTable(title: string, runs: { target: Target; r: 
     ['server CPU cores', (w) => opt(w.cpu[SERVER]?.util, (v) => v.toFixed(2))],
     ['server loop delay p99 ms', (w) => opt(w.loop?.delayP99Ms, fmtMs)],
     ['server loop delay max ms', (w) => opt(w.loop?.delayMaxMs, fmtMs)],
+    ['server longest turn ms (CPU)', (w) => opt(w.loop?.turnMaxMs, fmtMs)],
+    ['server longest core wait ms', (w) => opt(w.loop?.turnWaitMaxMs, fmtMs)],
     ['server loop busy', (w) => opt(w.loop?.utilization, (v) => `${(v * 100).toFixed(0)}%`)],
     ['other processes cores', (w) => others(w.cpu)],
   ];
@@ -133,30 +135,35 @@ export function formatLongPromptTable(title: string, runs: { target: Target; r: 
 
 export function footnotes(longMaxTokens: number, ceilingMode: string): string {
   return `Notes:
-  Targets. gateway: smg launch + a zero-delay mock engine. http-ceiling: a bare node:http server in
-  its own process writing the gateway's own SSE frames (captured from one real response; shaped
-  the same when no gateway runs), one
-  res.write per frame, no engine (${ceilingMode} mode${ceilingMode === 'burst' ? ": a response's frames back to back, as a gateway\n  whose engine already has the tokens" : ': one frame per stream per event-loop turn'}). direct: the in-process engine client against a
-  mock engine (no HTTP); its "server" is this bench process (client + load loop).
+  Targets. gateway: smg launch + a mock engine (zero delay for short, generate and issue 17's phases;
+  stepping every --paced-step-ms / --long-token-delay-ms on fresh targets for paced, arrivals and
+  long-prompt). http-ceiling: a bare node:http server in its own process writing the gateway's own
+  SSE frames (captured from one real response; shaped the same when no gateway runs), one res.write
+  per frame, no engine: ${ceilingMode} mode for the streaming phases${ceilingMode === 'burst' ? " (a response's frames back to back)" : ' (one frame per stream per event-loop turn)'},
+  burst for short requests, and one frame per stream per step on the paced targets. direct: the
+  in-process engine client against a mock engine (no HTTP); its "server" is this bench process.
   server = the serving process (gateway / ceiling server / this bench for direct); CPU is utime +
-  stime from /proc/<pid>/stat (10 ms ticks) over the phase, all threads. Loop figures come from
-  scripts/bench/loop-probe.mjs preloaded into the server (node --import): delay = how late a 1 ms
-  timer ran (monitorEventLoopDelay, resolution subtracted); busy = eventLoopUtilization (time the
-  main thread ran callbacks; work in worker threads is not counted); ms/request = busy ÷ requests;
-  GC = the main thread's garbage-collection pauses ('gc' performance entries): share of wall, longest.
+  stime from /proc/<pid>/stat (10 ms ticks) over the phase, all threads; RSS is VmRSS from
+  /proc/<pid>/status. Loop figures come from scripts/bench/loop-probe.mjs preloaded into the server
+  (node --import): delay = how late a 1 ms timer ran (monitorEventLoopDelay, resolution
+  subtracted; it includes time the process waited for a core); longest turn (long-prompt only) = the
+  most main-thread CPU (schedstat) between two runs of a 1 ms timer, i.e. the longest the loop was
+  held in one piece, without the waits for a core; busy = eventLoopUtilization (work in worker threads is not
+  counted); ms/request = busy ÷ requests; GC = the main thread's garbage-collection pauses.
   CPU "cores" = CPU seconds ÷ wall seconds. Two cores are shared by client, server and engine, and by
   whatever else runs here ("other processes"): if that is large, rerun; ratios are steadier than
   absolutes.
   TTFT = request sent → first token. ITL: tokens that reach the client in one event-loop turn are
   one arrival; the gap between a stream's arrivals is spread over its tokens (one sample per
-  token), so mean ITL ≈ TPOT. "gap" (long-prompt scenario) is the whole time between a stream's
+  token), so mean ITL ≈ TPOT. "gap" (paced and long-prompt) is the whole time between a stream's
   arrivals, one sample per arrival: a stall while the engine keeps producing shows in the gap, not
   in the per-token ITL (the tokens then arrive together and the stall is spread over them).
+  Paced: CPU per token and the loop over the window with every stream open; RSS per open stream =
+  (median RSS in the window − RSS before the phase, after a warm-up at C = 32 and two full GCs of the
+  server through the loop probe) ÷ streams. The client
+  closes its connections when the streams end, then the target idles. Arrivals: issued in one loop
+  on new connections; "no response head" counts requests without one by --arrivals-timeout.
   At token delay 0 the engine outruns the gateway, so TTFT/e2e at high C are queueing in front of
-  the gateway (≈ C × max_tokens ÷ tokens/s); measure added latency below capacity with
-  --token-delay-ms. The long-prompt scenario runs on a fresh gateway + engine (and a step-mode
-  ceiling) paced at --long-token-delay-ms per step, so its streams run below capacity.
-  Prompt cost: C=1, max_tokens ${longMaxTokens}; "long − short" of TTFT p50 and of main-thread busy ms per
-  request is what a ~2k-token prompt adds (template, tokenize, the bigger body and engine request):
-  an upper bound on template + tokenize.`;
+  the gateway (≈ C × max_tokens ÷ tokens/s). Prompt cost: C=1, max_tokens ${longMaxTokens}; "long − short"
+  of TTFT p50 and of main-thread busy ms per request is what a ~2k-token prompt adds.`;
 }

@@ -4,8 +4,10 @@
  * phase also records the serving process's event loop (delay, busy time) and RSS before/after.
  */
 import type { BenchOptions, PhaseGroup } from './args.js';
+import { runGenerate, type GenerateCell } from './generate-stream.js';
 import type { LoopStats } from './loop-stats.js';
 import { runLongPrompt, type LongPromptResult } from './long-prompt.js';
+import type { ArrivalsResult, PacedResult } from './paced.js';
 import { runPhase, warmUp, warmUpFor, type PhaseResult, type PhaseSpec, type RequestFn } from './phase.js';
 import { interrupted, rssBytes } from './procs.js';
 import { fmtMs, fmtNum } from './stats.js';
@@ -39,6 +41,26 @@ export interface TargetResults {
   short: MeasuredPhase | null;
   promptCost: PromptCostResult | null;
   longPrompt: LongPromptResult | null;
+  /** Issue 30: /generate streaming (gateway only), the paced phase and the arrival burst. */
+  generate: GenerateCell[] | null;
+  paced: PacedResult | null;
+  arrivals: ArrivalsResult | null;
+}
+
+export function emptyResults(target: string): TargetResults {
+  return {
+    target,
+    rssAfterWarmupMB: Number.NaN,
+    rssAtEndMB: Number.NaN,
+    soak: null,
+    streaming: {},
+    short: null,
+    promptCost: null,
+    longPrompt: null,
+    generate: null,
+    paced: null,
+    arrivals: null,
+  };
 }
 
 const log = (msg: string) => process.stderr.write(`bench: ${msg}\n`);
@@ -98,16 +120,7 @@ export async function runTarget(t: TargetHandle, opts: BenchOptions, groups: rea
   if (!onlyScenario) await warm('short', opts.shortConcurrency, opts.shortConcurrency * 8, short);
   const rssAfterWarmupMB = mb(rssBytes(t.serverPid));
   if (!onlyScenario) t.onMeasureStart?.();
-  const out: TargetResults = {
-    target: name,
-    rssAfterWarmupMB,
-    rssAtEndMB: Number.NaN,
-    soak: null,
-    streaming: {},
-    short: null,
-    promptCost: null,
-    longPrompt: null,
-  };
+  const out: TargetResults = { ...emptyResults(name), rssAfterWarmupMB };
 
   // The soak comes first so that "after warm-up" means just that, not after the big phases.
   if (has('soak') && opts.soakRequests > 0 && t.serverPid !== 'self') {
@@ -144,15 +157,24 @@ export async function runTarget(t: TargetHandle, opts: BenchOptions, groups: rea
     });
   }
 
-  const long = t.fn('long');
-  if (has('prompt-cost') && long) {
-    log(`${name}: prompt cost at C=1, short prompt vs long prompt, max_tokens ${opts.longMaxTokens}`);
-    await warm('long prompt', 1, 10, long);
+  if (has('generate') && t.baseUrl && typeof t.serverPid === 'number') {
+    log(`${name}: /generate streaming, ${opts.generateLengths.join(' and ')} tokens × ${opts.generateConcurrency}, cumulative vs incremental`);
+    await t.alive();
+    out.generate = await runGenerate(t.baseUrl, t.serverPid, opts);
+    await t.alive();
+  }
+
+  const cost = t.fn('cost');
+  if (has('prompt-cost') && cost) {
+    log(`${name}: prompt cost at C=1, short prompt vs ~${opts.promptCostTokens}-token prompt, max_tokens ${opts.longMaxTokens}`);
+    await warm('long prompt', 1, 10, cost);
     const spec = { concurrency: 1, requests: opts.promptCostRequests, minMs: opts.minPhaseSec * 1000, timeCapMs: opts.timeCapSec * 1000 };
     const s = await measure('short prompt C=1', { ...spec, run: short });
-    const l = await measure('long prompt C=1', { ...spec, run: long });
+    const l = await measure('long prompt C=1', { ...spec, run: cost });
     out.promptCost = { short: s, long: l };
   }
+
+  const long = t.fn('long');
 
   const background = t.fn('background');
   if (has('long-prompt') && long && background) {
@@ -174,7 +196,8 @@ export async function runTarget(t: TargetHandle, opts: BenchOptions, groups: rea
     interrupted.signal.throwIfAborted();
     log(
       `  background ITL p99 ${r.alone.bgItl.p99.toFixed(2)} ms alone, ${r.withLong.bgItl.p99.toFixed(2)} ms with long prompts; ` +
-        `gap p99 ${r.alone.bgGap.p99.toFixed(2)} / ${r.withLong.bgGap.p99.toFixed(2)} ms ` +
+        `gap p99 ${r.alone.bgGap.p99.toFixed(2)} / ${r.withLong.bgGap.p99.toFixed(2)} ms; ` +
+        `longest turn ${r.alone.loop?.turnMaxMs?.toFixed(1) ?? '-'} / ${r.withLong.loop?.turnMaxMs?.toFixed(1) ?? '-'} ms ` +
         `(${r.withLong.long?.ok ?? 0} long requests, TTFT p50 ${r.withLong.long?.ttft.p50.toFixed(1) ?? '-'} ms)`,
     );
     if (r.errors.length > 0) log(`  errors: ${r.errors.join(' | ')}`);

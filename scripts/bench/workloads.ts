@@ -1,9 +1,12 @@
 /**
- * What the bench sends. Four kinds of chat request, all streaming with ignore_eos:
+ * What the bench sends. Seven kinds of chat request, all streaming with ignore_eos:
  *   stream      the short prompt, --max-tokens tokens (the throughput phases)
  *   short       the short prompt, 1 token (CPU per request, the RSS soak)
- *   long        a ~2k-token prompt, distinct per request, --long-max-tokens tokens
+ *   long        a --long-prompt-tokens prompt (~131k), distinct per request, --long-max-tokens tokens
+ *   cost        a --prompt-cost-tokens prompt (~2k), distinct per request, --long-max-tokens tokens
  *   background  the short prompt, --long-stream-max-tokens tokens (streams under the long prompts)
+ *   paced       the short prompt, pacedMaxTokens() tokens (the paced phase's streams)
+ *   arrival     the short prompt, --arrivals-max-tokens tokens (the arrival burst)
  * The direct target needs the token ids and sampling the gateway would build; they are computed
  * here with the gateway's own template and tokenizer code.
  */
@@ -12,20 +15,24 @@ import { parseChatRequest } from '../../src/api/openai/chat-request.js';
 import { buildSampling } from '../../src/pipeline/build-sampling.js';
 import { buildTemplateKwargs } from '../../src/pipeline/chat-prompt/chat-template-thinking.js';
 import { loadModelContext } from '../../src/pipeline/model-context.js';
-import type { BenchOptions } from './args.js';
+import { pacedMaxTokens, type BenchOptions } from './args.js';
 
-export type Kind = 'stream' | 'short' | 'long' | 'background';
+export type Kind = 'stream' | 'short' | 'long' | 'cost' | 'background' | 'paced' | 'arrival';
+export const KINDS: readonly Kind[] = ['stream', 'short', 'long', 'cost', 'background', 'paced', 'arrival'];
+/** Kinds whose prompt is long and distinct per request (the direct target cannot send them). */
+export type LongKind = 'long' | 'cost';
 
 export interface Workloads {
   /** Token ids of the short prompt as the gateway renders and encodes it. */
   promptTokenIds: number[];
-  /** Tokens of the long prompt (request 0) as the gateway would count them. */
+  /** Tokens of the long prompts (request 0) as the gateway would count them: scenario, prompt cost. */
   longPromptTokens: number;
+  costPromptTokens: number;
   maxTokens(kind: Kind): number;
   /** The HTTP body of a kind for a model id: fixed, or one per request number (long prompts). */
   httpBody(kind: Kind, model: string): Buffer | ((seq: number) => Buffer);
   /** Engine sampling for the direct target (short-prompt kinds only). */
-  sampling(kind: Exclude<Kind, 'long'>, maxModelLen: number): SamplingSpec;
+  sampling(kind: Exclude<Kind, LongKind>, maxModelLen: number): SamplingSpec;
   /** Decoded text of count-mode token i (for frames synthesized without a gateway). */
   tokenText(i: number): string;
 }
@@ -69,11 +76,23 @@ export async function buildWorkloads(opts: BenchOptions): Promise<Workloads> {
     ctx.tokenizer.encode(template.render({ messages: [{ role: 'user', content }], addGenerationPrompt: true, kwargs }), false);
 
   const promptTokenIds = encodeChat(opts.prompt);
-  const longText = calibrate(opts.longPromptTokens, (t) => encodeChat(longMessage(t, 0)).length);
+  // Only the prompts a phase of this run sends are calibrated (131k tokens take a few seconds).
+  const textFor = (tokens: number, needed: boolean) => (needed ? calibrate(tokens, (t) => encodeChat(longMessage(t, 0)).length) : prose(16));
+  const longText = textFor(opts.longPromptTokens, opts.phases.includes('long-prompt'));
+  const costText = textFor(opts.promptCostTokens, opts.phases.includes('prompt-cost'));
   const longPromptTokens = encodeChat(longMessage(longText, 0)).length;
+  const costPromptTokens = encodeChat(longMessage(costText, 0)).length;
 
-  const maxTokens = (kind: Kind) =>
-    kind === 'stream' ? opts.maxTokens : kind === 'short' ? 1 : kind === 'long' ? opts.longMaxTokens : opts.longStreamMaxTokens;
+  const MAX_TOKENS: Record<Kind, number> = {
+    stream: opts.maxTokens,
+    short: 1,
+    long: opts.longMaxTokens,
+    cost: opts.longMaxTokens,
+    background: opts.longStreamMaxTokens,
+    paced: pacedMaxTokens(opts),
+    arrival: opts.arrivalsMaxTokens,
+  };
+  const maxTokens = (kind: Kind) => MAX_TOKENS[kind];
   const baseBody = (kind: Kind) => ({
     stream: true,
     stream_options: { include_usage: true },
@@ -86,11 +105,14 @@ export async function buildWorkloads(opts: BenchOptions): Promise<Workloads> {
   return {
     promptTokenIds,
     longPromptTokens,
+    costPromptTokens,
     maxTokens,
     httpBody(kind, model) {
-      if (kind !== 'long') return Buffer.from(JSON.stringify({ model, messages: shortMessages, ...baseBody(kind) }));
+      if (kind !== 'long' && kind !== 'cost') return Buffer.from(JSON.stringify({ model, messages: shortMessages, ...baseBody(kind) }));
       const base = baseBody(kind);
-      return (seq) => Buffer.from(JSON.stringify({ model, messages: [{ role: 'user', content: longMessage(longText, seq) }], ...base }));
+      const text = kind === 'long' ? longText : costText;
+      // "Request <seq>." leads the message, so no two prompts share a prefix a cache could reuse.
+      return (seq) => Buffer.from(JSON.stringify({ model, messages: [{ role: 'user', content: longMessage(text, seq) }], ...base }));
     },
     sampling(kind, maxModelLen) {
       const parsed = parseChatRequest({ model: 'bench', messages: shortMessages, ...baseBody(kind) });

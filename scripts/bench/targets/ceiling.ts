@@ -6,12 +6,12 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BenchOptions } from '../args.js';
-import { createAgent, httpRequestFn } from '../http-client.js';
-import { ChildLoopProbe, LOOP_PROBE_FILE } from '../loop-stats.js';
+import { createAgent, httpRequestFn, type HttpTarget } from '../http-client.js';
+import { ChildLoopProbe, LOOP_PROBE_FILE, loopProbeEnv } from '../loop-stats.js';
 import type { RequestFn } from '../phase.js';
 import { Child, freePort, waitReady } from '../procs.js';
 import type { SseFrames } from '../sse-frames.js';
-import type { Kind, Workloads } from '../workloads.js';
+import { KINDS, type Kind, type Workloads } from '../workloads.js';
 import { CLIENT, MACHINE, SERVER, type TargetHandle } from './target.js';
 
 const SERVER_SCRIPT = fileURLToPath(new URL('../ceiling-server.ts', import.meta.url));
@@ -24,6 +24,7 @@ export async function startCeiling(opts: BenchOptions, dir: string, w: Workloads
   const tsx = import.meta.resolve('tsx/esm');
   const server = new Child('http-ceiling', ['--port', String(port), '--frames', framesFile, '--step-ms', String(stepMs), '--mode', stepMs > 0 ? 'step' : opts.ceilingMode], {
     nodeFlags: ['--import', LOOP_PROBE_FILE, '--import', tsx],
+    env: loopProbeEnv(opts.phases),
     script: SERVER_SCRIPT,
     verbose: opts.verbose,
   });
@@ -40,13 +41,22 @@ export async function startCeiling(opts: BenchOptions, dir: string, w: Workloads
     await close();
     throw err;
   }
+  // Short requests are answered in burst mode whatever --ceiling-mode says (issue 30 compares the
+  // gateway's CPU per short request with a server that answers in one go). For max_tokens 1 the
+  // two modes write the same frames in the same turn anyway; the path makes it explicit.
+  const httpTarget = (kind: Kind): HttpTarget => ({
+    host: '127.0.0.1',
+    port,
+    body: w.httpBody(kind, 'bench'),
+    timeoutMs: opts.requestTimeoutSec * 1000,
+    path: kind === 'short' ? '/v1/chat/completions?mode=burst' : undefined,
+  });
   const fns = new Map<Kind, RequestFn>();
-  for (const kind of ['stream', 'short', 'long', 'background'] as const) {
-    fns.set(kind, httpRequestFn({ host: '127.0.0.1', port, body: w.httpBody(kind, 'bench'), timeoutMs: opts.requestTimeoutSec * 1000 }, agent));
-  }
+  for (const kind of KINDS) fns.set(kind, httpRequestFn(httpTarget(kind), agent));
   return {
     target: 'ceiling',
     fn: (kind) => fns.get(kind) ?? null,
+    httpTarget,
     cpu: [
       { name: SERVER, pid: server.pid },
       { name: CLIENT, pid: 'self' },

@@ -43,7 +43,7 @@ export async function startDirect(opts: BenchOptions, dir: string, w: Workloads)
   const cl = client;
   let phaseNo = 0;
   const fn = (kind: Kind): RequestFn | null => {
-    if (kind === 'long') return null;
+    if (kind === 'long' || kind === 'cost') return null;
     const sampling = w.sampling(kind, cl.maxModelLen);
     // Unique request ids across phases: each call hands out a fresh prefix.
     return directRequestFn({

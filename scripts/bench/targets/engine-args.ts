@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path';
 import { handshakePortFor } from '../../../src/engine/fnv-port.js';
-import type { BenchOptions } from '../args.js';
+import { pacedMaxTokens, type BenchOptions } from '../args.js';
 import { portIsFree } from '../procs.js';
 
 /** An ipc:// URL under `dir` whose FNV-derived handshake port is free right now. */
@@ -21,15 +21,21 @@ export function engineArgs(opts: BenchOptions, url: string, promptLen: number, l
   const perSeq = promptLen + opts.maxTokens + 16;
   const longSeq = longPromptLen + opts.longMaxTokens + 16;
   const bgSeq = promptLen + opts.longStreamMaxTokens + 16;
+  const costSeq = opts.promptCostTokens + 64 + opts.longMaxTokens + 16;
+  const pacedSeq = promptLen + pacedMaxTokens(opts) + 16;
+  const genSeq = Math.max(...opts.generateLengths) + 64;
   // Tokens held at once by the largest phase.
   const kvTokens = Math.max(
     maxC * perSeq,
     opts.shortConcurrency * (promptLen + 17),
     opts.longStreams * bgSeq + opts.longConcurrency * longSeq,
+    opts.pacedStreams * pacedSeq,
+    opts.arrivals * (promptLen + opts.arrivalsMaxTokens + 16),
+    opts.generateConcurrency * genSeq,
   );
-  const maxModelLen = Math.max(4096, perSeq, longSeq, bgSeq);
+  const maxModelLen = Math.max(4096, perSeq, longSeq, bgSeq, costSeq, pacedSeq, genSeq);
   const blocks = Math.max(4096, Math.ceil((kvTokens + 8 * maxModelLen) / 16) * 2);
-  const maxSeqs = Math.max(256, maxC, opts.shortConcurrency, opts.longStreams + opts.longConcurrency);
+  const maxSeqs = Math.max(256, maxC, opts.shortConcurrency, opts.longStreams + opts.longConcurrency, opts.pacedStreams, opts.arrivals);
   return [
     'mock-engine', 'serve', opts.model, '--headless',
     '--data-parallel-size', '1', '--data-parallel-size-local', '1',

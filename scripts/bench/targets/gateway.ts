@@ -6,18 +6,20 @@
 import { mkdir } from 'node:fs/promises';
 import { handshakePortFor } from '../../../src/engine/fnv-port.js';
 import type { BenchOptions } from '../args.js';
-import { createAgent, gatewayPromptTokens, httpRequestFn } from '../http-client.js';
-import { ChildLoopProbe, LOOP_PROBE_FILE } from '../loop-stats.js';
+import { createAgent, gatewayPromptTokens, httpRequestFn, type HttpTarget } from '../http-client.js';
+import { ChildLoopProbe, LOOP_PROBE_FILE, loopProbeEnv } from '../loop-stats.js';
 import { PERF_NODE_FLAGS, PerfRecorder, removePerfMap, summarizePerf } from '../perf.js';
 import type { RequestFn } from '../phase.js';
 import { Child, freePort, waitReady } from '../procs.js';
 import { captureFrames, type SseFrames } from '../sse-frames.js';
-import type { Kind, Workloads } from '../workloads.js';
+import { KINDS, type Kind, type Workloads } from '../workloads.js';
 import { engineArgs, workerUrl } from './engine-args.js';
 import { CLIENT, ENGINE, MACHINE, SERVER, type TargetHandle } from './target.js';
 
 export interface GatewayHandle extends TargetHandle {
   pid: number;
+  /** http://127.0.0.1:<port> (the /generate phase sends its own requests). */
+  baseUrl: string;
   /** The gateway's own prompt token counts (short, long), for the tables. */
   promptTokens: number;
   longPromptTokens: number;
@@ -30,7 +32,8 @@ export interface GatewayHandle extends TargetHandle {
 const log = (msg: string) => process.stderr.write(`bench: ${msg}\n`);
 
 /** `capture`: also record one response's SSE frames for the http-ceiling. */
-export async function startGateway(opts: BenchOptions, dir: string, w: Workloads, capture = true): Promise<GatewayHandle> {
+/** `engineExtra`: more mock-engine flags (the paced target admits a whole arrival burst per step). */
+export async function startGateway(opts: BenchOptions, dir: string, w: Workloads, capture = true, engineExtra: string[] = []): Promise<GatewayHandle> {
   const url = await workerUrl(dir, 'gw-e0');
   const [port, mport] = [await freePort(), await freePort()];
   const nodeFlags: string[] = ['--import', LOOP_PROBE_FILE, ...opts.gatewayNodeFlags];
@@ -50,9 +53,9 @@ export async function startGateway(opts: BenchOptions, dir: string, w: Workloads
       '--drain-settle-secs', '0', '--shutdown-grace-period-secs', '5',
       '--request-timeout-secs', String(Math.ceil(opts.requestTimeoutSec)),
     ],
-    { nodeFlags, verbose: opts.verbose },
+    { nodeFlags, verbose: opts.verbose, env: loopProbeEnv(opts.phases) },
   );
-  const engine = new Child('engine(gw)', engineArgs(opts, url, w.promptTokenIds.length, w.longPromptTokens), { verbose: opts.verbose });
+  const engine = new Child('engine(gw)', [...engineArgs(opts, url, w.promptTokenIds.length, w.longPromptTokens), ...engineExtra], { verbose: opts.verbose });
   log(`gateway pid ${gateway.pid}, engine pid ${engine.pid}`);
   const loop = new ChildLoopProbe(gateway);
   const agent = createAgent();
@@ -92,18 +95,18 @@ export async function startGateway(opts: BenchOptions, dir: string, w: Workloads
     if (promptTokens !== w.promptTokenIds.length) {
       log(`WARNING: gateway counts ${promptTokens} prompt tokens, the direct path sends ${w.promptTokenIds.length}`);
     }
-    const longPromptTokens = await gatewayPromptTokens(base, bodyObj('long'));
+    // The long prompt is only checked when a phase sends it (131k tokens cost the gateway ~50 ms).
+    const longPromptTokens = opts.phases.includes('long-prompt') ? await gatewayPromptTokens(base, bodyObj('long')) : w.longPromptTokens;
     let frames: SseFrames | null = null;
     if (capture) {
       frames = await captureFrames('127.0.0.1', port, w.httpBody('stream', model) as Buffer);
       log(`captured ${frames.head.length}+${frames.tokens.length}+${frames.tail.length} SSE frames of a ${w.maxTokens('stream')}-token response for the http-ceiling`);
     }
 
-    const fns = new Map<Kind, RequestFn>();
     const timeoutMs = opts.requestTimeoutSec * 1000;
-    for (const kind of ['stream', 'short', 'long', 'background'] as const) {
-      fns.set(kind, httpRequestFn({ host: '127.0.0.1', port, body: w.httpBody(kind, model), timeoutMs }, agent));
-    }
+    const httpTarget = (kind: Kind): HttpTarget => ({ host: '127.0.0.1', port, body: w.httpBody(kind, model), timeoutMs });
+    const fns = new Map<Kind, RequestFn>();
+    for (const kind of KINDS) fns.set(kind, httpRequestFn(httpTarget(kind), agent));
     handle = {
       target: 'gateway',
       pid: gateway.pid,
@@ -112,6 +115,8 @@ export async function startGateway(opts: BenchOptions, dir: string, w: Workloads
       frames,
       perfSummary: null,
       fn: (kind) => fns.get(kind) ?? null,
+      httpTarget,
+      baseUrl: base,
       cpu: [
         { name: SERVER, pid: gateway.pid },
         { name: ENGINE, pid: engine.pid },

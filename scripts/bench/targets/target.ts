@@ -5,6 +5,7 @@
  * event-loop probe of that process, and a liveness check between phases.
  */
 import type { Target } from '../args.js';
+import type { HttpTarget } from '../http-client.js';
 import type { LoopProbe } from '../loop-stats.js';
 import type { CpuProbe, RequestFn } from '../phase.js';
 import type { Kind } from '../workloads.js';
@@ -13,6 +14,10 @@ export interface TargetHandle {
   target: Target;
   /** Null when the target cannot serve the kind (direct has no templating: no long prompts). */
   fn(kind: Kind): RequestFn | null;
+  /** HTTP targets: where a kind's requests go, for phases that bring their own client agent. */
+  httpTarget?(kind: Kind): HttpTarget;
+  /** The gateway's http://host:port (the /generate phase sends its own requests). */
+  baseUrl?: string;
   cpu: CpuProbe[];
   /** The serving process, for RSS. */
   serverPid: number | 'self';
