@@ -4,7 +4,7 @@
  */
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { Context, MiddlewareHandler } from 'hono';
-import type { Counter, Histogram } from 'prom-client';
+import type { CounterChild, HistogramChild } from '../fast-metrics.js';
 import { onBodyDone } from '../body-done.js';
 import { onResponseClosed } from '../raw-response.js';
 import type { GatewayContext } from '../context.js';
@@ -17,10 +17,10 @@ function routeLabel(c: Context<AppEnv>): string {
   return 'unmatched';
 }
 
-/** Label children resolved once per label set: prom-client hashes the labels on every call. */
+/** Label children resolved once per label set: no label lookup per request. */
 interface RouteSeries {
-  requests: Counter.Internal;
-  duration: Histogram.Internal<string>;
+  requests: CounterChild;
+  duration: HistogramChild;
 }
 const MAX_CACHED = 1024;
 
@@ -36,7 +36,7 @@ function cached<T>(cache: Map<string, T>, key: string, make: () => T): T {
 export function httpAccounting(ctx: GatewayContext): MiddlewareHandler<AppEnv> {
   const m = ctx.metrics;
   const routes = new Map<string, RouteSeries>();
-  const responses = new Map<string, Counter.Internal>();
+  const responses = new Map<string, CounterChild>();
   // Not async: the layer's own promise and await were a hop per request (next() settles it).
   return (c, next) => {
     const start = performance.now();
