@@ -13,6 +13,7 @@ import { corsPolicyOf } from './middleware/cors-policy.js';
 import { drainGate } from './middleware/drain-gate.js';
 import { bodyLimit } from './middleware/body-limit.js';
 import { bodyBudget } from './middleware/body-budget.js';
+import { passThroughChain } from './middleware/chain.js';
 import type { AppEnv } from './middleware/env.js';
 import { httpAccounting } from './middleware/http-metrics.js';
 import { requestId } from './middleware/request-id.js';
@@ -73,18 +74,20 @@ export function buildApp(ctx: GatewayContext): Hono<AppEnv> {
       }),
     );
   }
-  app.use('*', drainGate(ctx));
-  app.use(
-    '*',
-    bodyLimit(cfg.maxBodyBytes, () => gatewayError(413, 'request_too_large', 'Failed to buffer the request body: length limit exceeded')),
-  );
-  // Without a key (or a cap, below) the layer would only pass every request on: not registered.
+  const drain = drainGate(ctx);
+  const limitBody = bodyLimit(cfg.maxBodyBytes, () => gatewayError(413, 'request_too_large', 'Failed to buffer the request body: length limit exceeded'));
+  // After auth: an unauthenticated client cannot spend the budget.
+  const budget = bodyBudget(cfg.maxBodyBytes);
+  // Without a key (or a cap, below) the layer would only pass every request on: not registered,
+  // and the intake checks then run as one layer (middleware/chain.ts).
   if (cfg.apiKey !== null) {
+    app.use('*', passThroughChain(drain, limitBody));
     const auth = apiKeyAuth(cfg.apiKey);
     for (const p of GUARDED) app.use(p, auth);
+    app.use('*', budget);
+  } else {
+    app.use('*', passThroughChain(drain, limitBody, budget));
   }
-  // After auth: an unauthenticated client cannot spend the budget.
-  app.use('*', bodyBudget(cfg.maxBodyBytes));
   if (cfg.maxConcurrentRequests >= 1) {
     const limit = concurrencyLimit(cfg.maxConcurrentRequests, cfg.queueSize, cfg.queueTimeoutSecs, cfg.rateLimitTokensPerSecond);
     for (const p of Object.values(INFERENCE_PATHS)) app.use(p, limit);
