@@ -118,12 +118,10 @@ export function withErrors(
   toResponse: (err: PipelineError) => Response,
   handle: (call: InferenceCall) => Promise<Response>,
 ): InferenceHandler {
-  return async (call) => {
-    try {
-      return await handle(call);
-    } catch (err) {
+  // `handle` is async (it never throws synchronously): a catch on its promise, not another frame.
+  return (call) =>
+    handle(call).catch((err: unknown) => {
       if (err instanceof PipelineError) return toResponse(err);
       throw err;
-    }
-  };
+    });
 }
