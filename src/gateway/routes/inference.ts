@@ -43,6 +43,8 @@ export function registerInferenceRoutes(app: Hono<AppEnv>, ctx: GatewayContext):
           signal,
           services: pinned ? pinnedServices(ctx.servicesFor(request.headers), pinned) : ctx.servicesFor(request.headers),
           history: ctx.history,
+          // The access log (gateway/middleware/access-log.ts) is the record's only reader.
+          recorded: !ctx.config.disableAccessLog && ctx.logger.isLevelEnabled('info'),
         });
       };
       const serveForked = async (): Promise<Response> => {
