@@ -33,20 +33,24 @@ export interface Responder {
 export async function respond(call: InferenceCall, spec: GenerationSpec, responder: Responder): Promise<Response> {
   const { worker } = spec;
   const headers = { 'x-request-id': call.requestId };
-  const record = requestRecord(call.request);
-  record.worker = worker.url;
-  // Token counts for the access log, from each choice's end (choices sharing a prompt count it once).
-  const counted = (sink: GenerationSink): GenerationSink => ({
-    push(ev) {
-      if (ev.kind === 'end') {
-        record.promptTokens = (record.promptTokens ?? 0) + ev.promptTokens / responder.perPrompt;
-        record.completionTokens = (record.completionTokens ?? 0) + ev.completionTokens;
-      }
-      sink.push(ev);
-    },
-    end: () => sink.end(),
-    fail: (err) => sink.fail(err),
-  });
+  // Token counts for the access log, from each choice's end (choices sharing a prompt count it
+  // once); with no access log, no record and no wrapper around every event.
+  let counted = (sink: GenerationSink): GenerationSink => sink;
+  if (call.recorded !== false) {
+    const record = requestRecord(call.request);
+    record.worker = worker.url;
+    counted = (sink) => ({
+      push(ev) {
+        if (ev.kind === 'end') {
+          record.promptTokens = (record.promptTokens ?? 0) + ev.promptTokens / responder.perPrompt;
+          record.completionTokens = (record.completionTokens ?? 0) + ev.completionTokens;
+        }
+        sink.push(ev);
+      },
+      end: () => sink.end(),
+      fail: (err) => sink.fail(err),
+    });
+  }
   const { persist } = responder;
   const start = (sink: GenerationSink) =>
     startGeneration(
@@ -118,12 +122,10 @@ export function withErrors(
   toResponse: (err: PipelineError) => Response,
   handle: (call: InferenceCall) => Promise<Response>,
 ): InferenceHandler {
-  return async (call) => {
-    try {
-      return await handle(call);
-    } catch (err) {
+  // `handle` is async (it never throws synchronously): a catch on its promise, not another frame.
+  return (call) =>
+    handle(call).catch((err: unknown) => {
       if (err instanceof PipelineError) return toResponse(err);
       throw err;
-    }
-  };
+    });
 }

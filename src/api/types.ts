@@ -44,6 +44,11 @@ export interface InferenceCall {
   services: PipelineServices;
   /** Stored responses and conversations; absent = nothing is kept (as --history-backend none). */
   history?: HistoryStore;
+  /**
+   * Whether anything reads the request's record (api/request-record.ts: the access log, at info
+   * and unless disabled); absent = yes. When nothing does, the worker and token counts are not kept.
+   */
+  recorded?: boolean;
 }
 
 export type InferenceHandler = (call: InferenceCall) => Promise<Response>;

@@ -13,6 +13,7 @@ import { corsPolicyOf } from './middleware/cors-policy.js';
 import { drainGate } from './middleware/drain-gate.js';
 import { bodyLimit } from './middleware/body-limit.js';
 import { bodyBudget } from './middleware/body-budget.js';
+import { passThroughChain } from './middleware/chain.js';
 import type { AppEnv } from './middleware/env.js';
 import { httpAccounting } from './middleware/http-metrics.js';
 import { requestId } from './middleware/request-id.js';
@@ -45,40 +46,52 @@ export function buildApp(ctx: GatewayContext): Hono<AppEnv> {
   // Anthropic clients read every failure on the Messages paths in Anthropic's envelope, the
   // gateway's own refusals (401, 413, 429, 503, …) included.
   for (const p of ANTHROPIC_PATHS) {
-    app.use(p, async (c, next) => {
-      await next();
-      if (isForwarded(c.res)) return;
-      const shaped = await asAnthropicError(c.res, c.get('requestId'));
-      if (shaped !== c.res) {
-        c.res = undefined;
-        c.res = shaped;
-      }
-    });
+    app.use(p, (c, next) =>
+      next().then(() => {
+        if (c.res.status < 400 || isForwarded(c.res)) return;
+        return asAnthropicError(c.res, c.get('requestId')).then((shaped) => {
+          if (shaped !== c.res) {
+            c.res = undefined;
+            c.res = shaped;
+          }
+        });
+      }),
+    );
   }
   // Every other API path answers failures in the one JSON envelope, the middleware refusals
   // (an empty 401, a plain-text 503) included.
   for (const p of GUARDED) {
-    app.use(p, async (c, next) => {
-      await next();
-      if (ANTHROPIC_PATHS.includes(c.req.path) || isForwarded(c.res)) return;
-      const shaped = await asOpenAiError(c.res);
-      if (shaped !== c.res) {
-        c.res = undefined;
-        c.res = shaped;
-      }
-    });
+    // A success passes with no promise hop of its own (asOpenAiError leaves status < 400 alone).
+    app.use(p, (c, next) =>
+      next().then(() => {
+        if (c.res.status < 400 || ANTHROPIC_PATHS.includes(c.req.path) || isForwarded(c.res)) return;
+        return asOpenAiError(c.res).then((shaped) => {
+          if (shaped !== c.res) {
+            c.res = undefined;
+            c.res = shaped;
+          }
+        });
+      }),
+    );
   }
-  app.use('*', drainGate(ctx));
-  app.use(
-    '*',
-    bodyLimit(cfg.maxBodyBytes, () => gatewayError(413, 'request_too_large', 'Failed to buffer the request body: length limit exceeded')),
-  );
-  const auth = apiKeyAuth(cfg.apiKey);
-  for (const p of GUARDED) app.use(p, auth);
+  const drain = drainGate(ctx);
+  const limitBody = bodyLimit(cfg.maxBodyBytes, () => gatewayError(413, 'request_too_large', 'Failed to buffer the request body: length limit exceeded'));
   // After auth: an unauthenticated client cannot spend the budget.
-  app.use('*', bodyBudget(cfg.maxBodyBytes));
-  const limit = concurrencyLimit(cfg.maxConcurrentRequests, cfg.queueSize, cfg.queueTimeoutSecs, cfg.rateLimitTokensPerSecond);
-  for (const p of Object.values(INFERENCE_PATHS)) app.use(p, limit);
+  const budget = bodyBudget(cfg.maxBodyBytes);
+  // Without a key (or a cap, below) the layer would only pass every request on: not registered,
+  // and the intake checks then run as one layer (middleware/chain.ts).
+  if (cfg.apiKey !== null) {
+    app.use('*', passThroughChain(drain, limitBody));
+    const auth = apiKeyAuth(cfg.apiKey);
+    for (const p of GUARDED) app.use(p, auth);
+    app.use('*', budget);
+  } else {
+    app.use('*', passThroughChain(drain, limitBody, budget));
+  }
+  if (cfg.maxConcurrentRequests >= 1) {
+    const limit = concurrencyLimit(cfg.maxConcurrentRequests, cfg.queueSize, cfg.queueTimeoutSecs, cfg.rateLimitTokensPerSecond);
+    for (const p of Object.values(INFERENCE_PATHS)) app.use(p, limit);
+  }
 
   registerProbeRoutes(app, ctx);
   registerModelRoutes(app, ctx);

@@ -5,13 +5,14 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { CancelSignal } from '../pipeline/cancel-signal.js';
+import { onClose } from './raw-response.js';
 
 class ResponseCloseSignal implements CancelSignal {
   aborted = false;
   private listeners: Array<() => void> = [];
 
   constructor(res: ServerResponse) {
-    res.once('close', () => {
+    onClose(res, () => {
       if (!res.writableFinished) this.abort();
     });
   }

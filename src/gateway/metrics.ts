@@ -8,6 +8,7 @@ import type { PolicyName } from '../workers/types.js';
 import type { Worker } from '../workers/worker.js';
 import type { RouterMetrics } from '../pipeline/metrics.js';
 import { defineVllmMetrics } from './vllm-metrics.js';
+import { type CounterChild, FastCounter, FastHistogram } from './fast-metrics.js';
 import { BREAKER_STATE_CODE, type BreakerState } from '../workers/circuit-breaker.js';
 import type { RetryMetricsSink } from '../forward/forwarder.js';
 
@@ -31,12 +32,17 @@ const modeOf = (w: Worker): string => (w.isHttp ? 'http' : ZMQ);
 
 export class GatewayMetrics implements WorkerMetricsSink, RetryMetricsSink {
   readonly registry = new Registry();
-  readonly httpRequests: Counter<'method' | 'path'>;
-  readonly httpDuration: Histogram<'method' | 'path'>;
-  readonly httpResponses: Counter<'path' | 'status_code' | 'error_code'>;
-  readonly httpActive: Gauge;
+  // The per-request series: fast-metrics.ts in prom-client's exposition form (the same /metrics
+  // text). prom-client's own children hash and validate their labels on every inc/observe: a dozen
+  // of those per short request showed in its profile.
+  readonly httpRequests: FastCounter;
+  readonly httpDuration: FastHistogram;
+  readonly httpResponses: FastCounter;
+  /** Requests in flight; the gauge reads it at scrape time. */
+  readonly httpActive = { value: 0, inc(): void { this.value++; }, dec(): void { this.value--; } };
   readonly router: RouterMetrics;
-  private readonly selection: Counter<'worker_type' | 'connection_mode' | 'model' | 'policy' | 'runtime'>;
+  private readonly selection: FastCounter;
+  private readonly selectionChildren = new Map<string, Map<string, CounterChild>>();
   private readonly healthChecks: Counter<'worker_type' | 'connection_mode' | 'runtime' | 'result'>;
   readonly workerErrors: Counter<'worker_type' | 'connection_mode' | 'runtime' | 'error_type'>;
   private readonly removedWorkers = new Map<string, string>();
@@ -48,28 +54,35 @@ export class GatewayMetrics implements WorkerMetricsSink, RetryMetricsSink {
 
   constructor(workers: () => readonly Worker[], opts: { defaultMetrics?: boolean; vllmMetrics?: boolean } = {}) {
     const registers = [this.registry];
-    this.httpRequests = new Counter({ name: 'smg_http_requests_total', help: 'HTTP requests received', labelNames: ['method', 'path'], registers });
-    this.httpDuration = new Histogram({ name: 'smg_http_request_duration_seconds', help: 'HTTP request duration until the response head', labelNames: ['method', 'path'], buckets: DURATION_BUCKETS, registers });
-    this.httpResponses = new Counter({ name: 'smg_http_responses_total', help: 'HTTP responses by status', labelNames: ['path', 'status_code', 'error_code'], registers });
-    this.httpActive = new Gauge({ name: 'smg_http_connections_active', help: 'HTTP requests in flight (streams until their last byte)', registers });
+    const promClient = true;
+    this.httpRequests = new FastCounter({ name: 'smg_http_requests_total', help: 'HTTP requests received', labelNames: ['method', 'path'], registers, promClient });
+    this.httpDuration = new FastHistogram({ name: 'smg_http_request_duration_seconds', help: 'HTTP request duration until the response head', labelNames: ['method', 'path'], buckets: DURATION_BUCKETS, registers, promClient });
+    this.httpResponses = new FastCounter({ name: 'smg_http_responses_total', help: 'HTTP responses by status', labelNames: ['path', 'status_code', 'error_code'], registers, promClient });
+    const active = this.httpActive;
+    new Gauge({
+      name: 'smg_http_connections_active', help: 'HTTP requests in flight (streams until their last byte)', registers,
+      collect() {
+        this.set(active.value);
+      },
+    });
 
     const routerLabels = ['router_type', 'backend_type', 'connection_mode', 'model', 'endpoint'] as const;
     const genLabels = ['router_type', 'backend_type', 'model', 'endpoint'] as const;
     this.router = {
-      requestsTotal: new Counter({ name: 'smg_router_requests_total', help: 'Inference requests routed', labelNames: [...routerLabels, 'streaming'], registers }),
-      requestDuration: new Histogram({ name: 'smg_router_request_duration_seconds', help: 'Inference request duration', labelNames: [...routerLabels], buckets: DURATION_BUCKETS, registers }),
-      errorsTotal: new Counter({ name: 'smg_router_request_errors_total', help: 'Inference request errors', labelNames: [...routerLabels, 'error_type'], registers }),
-      ttft: new Histogram({ name: 'smg_router_ttft_seconds', help: 'Time to first token', labelNames: [...genLabels], buckets: DURATION_BUCKETS, registers }),
-      tpot: new Histogram({ name: 'smg_router_tpot_seconds', help: 'Time per output token', labelNames: [...genLabels], buckets: DURATION_BUCKETS, registers }),
-      generationDuration: new Histogram({ name: 'smg_router_generation_duration_seconds', help: 'Generation duration', labelNames: [...genLabels], buckets: DURATION_BUCKETS, registers }),
-      tokensTotal: new Counter({ name: 'smg_router_tokens_total', help: 'Tokens processed', labelNames: [...genLabels, 'token_type'], registers }),
+      requestsTotal: new FastCounter({ name: 'smg_router_requests_total', help: 'Inference requests routed', labelNames: [...routerLabels, 'streaming'], registers, promClient }),
+      requestDuration: new FastHistogram({ name: 'smg_router_request_duration_seconds', help: 'Inference request duration', labelNames: [...routerLabels], buckets: DURATION_BUCKETS, registers, promClient }),
+      errorsTotal: new FastCounter({ name: 'smg_router_request_errors_total', help: 'Inference request errors', labelNames: [...routerLabels, 'error_type'], registers, promClient }),
+      ttft: new FastHistogram({ name: 'smg_router_ttft_seconds', help: 'Time to first token', labelNames: [...genLabels], buckets: DURATION_BUCKETS, registers, promClient }),
+      tpot: new FastHistogram({ name: 'smg_router_tpot_seconds', help: 'Time per output token', labelNames: [...genLabels], buckets: DURATION_BUCKETS, registers, promClient }),
+      generationDuration: new FastHistogram({ name: 'smg_router_generation_duration_seconds', help: 'Generation duration', labelNames: [...genLabels], buckets: DURATION_BUCKETS, registers, promClient }),
+      tokensTotal: new FastCounter({ name: 'smg_router_tokens_total', help: 'Tokens processed', labelNames: [...genLabels, 'token_type'], registers, promClient }),
       // SMG labels ZMQ traffic router_type="grpc", connection_mode="grpc" (it rides the gRPC
       // pipeline); here ZMQ is the only transport, so the label says what it is.
       fixedLabels: { router_type: 'grpc', connection_mode: ZMQ },
       vllm: opts.vllmMetrics === false ? undefined : defineVllmMetrics(registers, workers),
     };
 
-    this.selection = new Counter({ name: 'smg_worker_selection_total', help: 'Worker selections by policy', labelNames: ['worker_type', 'connection_mode', 'model', 'policy', 'runtime'], registers });
+    this.selection = new FastCounter({ name: 'smg_worker_selection_total', help: 'Worker selections by policy', labelNames: ['worker_type', 'connection_mode', 'model', 'policy', 'runtime'], registers, promClient });
     this.healthChecks = new Counter({ name: 'smg_worker_health_checks_total', help: 'Worker health probes', labelNames: ['worker_type', 'connection_mode', 'runtime', 'result'], registers });
     this.workerErrors = new Counter({ name: 'smg_worker_errors_total', help: 'Worker-level errors', labelNames: ['worker_type', 'connection_mode', 'runtime', 'error_type'], registers });
     // SMG's resilience metrics (smg-project/smg model_gateway/src/observability/metrics.rs, Layer 3).
@@ -125,7 +138,19 @@ export class GatewayMetrics implements WorkerMetricsSink, RetryMetricsSink {
   }
 
   selected(worker: Worker, model: string, policy: PolicyName): void {
-    this.selection.inc({ worker_type: WORKER_TYPE, connection_mode: ZMQ, model, policy, runtime: worker.runtime });
+    // Once per request: the child is kept per (model, policy, runtime), no label object or key built.
+    const key = `${policy}\u0000${worker.runtime}`;
+    let byModel = this.selectionChildren.get(model);
+    if (!byModel) {
+      if (this.selectionChildren.size >= 1024) this.selectionChildren.clear();
+      this.selectionChildren.set(model, (byModel = new Map()));
+    }
+    let child = byModel.get(key);
+    if (!child) {
+      if (byModel.size >= 64) byModel.clear();
+      byModel.set(key, (child = this.selection.labels({ worker_type: WORKER_TYPE, connection_mode: ZMQ, model, policy, runtime: worker.runtime })));
+    }
+    child.inc();
   }
 
   removed(worker: Worker): void {

@@ -64,8 +64,34 @@ export function rawResponse(res: ServerResponse): RawResponse {
   return new NodeRawResponse(res);
 }
 
-/** Runs `done` once, when the Node response is over (finished or the connection closed). */
+const CLOSE_HOOKS = Symbol('smg.closeHooks');
+type Hooked = ServerResponse & { [CLOSE_HOOKS]?: Array<() => void> };
+
+/**
+ * Runs `done` once, when the Node response is over (finished or the connection closed).
+ *
+ * Every layer that waits for a response's end (close signal, accounting, access log, concurrency
+ * permit) shares one 'close' listener per response, called in the order they asked, as their own
+ * `once` listeners were: a `once` each cost a wrapper to make and to remove per request.
+ */
 export function onResponseClosed(res: ServerResponse, done: () => void): void {
   if (res.writableFinished || res.destroyed) done();
-  else res.once('close', done);
+  else onClose(res, done);
+}
+
+/** `f` on the response's 'close' event, through the one shared listener (as `res.once('close', f)`). */
+export function onClose(res: ServerResponse, done: () => void): void {
+  const hooked = res as Hooked;
+  const hooks = hooked[CLOSE_HOOKS];
+  if (hooks) {
+    hooks.push(done);
+    return;
+  }
+  hooked[CLOSE_HOOKS] = [done];
+  res.once('close', () => {
+    const all = hooked[CLOSE_HOOKS] ?? [];
+    // Asked for after this: a listener of its own, as `once` added after the event would be.
+    hooked[CLOSE_HOOKS] = undefined;
+    for (const f of all) f();
+  });
 }

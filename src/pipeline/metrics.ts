@@ -3,20 +3,20 @@
  * first text, tokens, durations and TPOT when every choice has ended, an error when it fails.
  */
 import { EngineError } from '../engine/client-types.js';
-import type { Counter, Histogram } from 'prom-client';
 import type { GenerationObserver } from './generate.js';
 import { PipelineError } from './errors.js';
-import { type VllmMetrics, VllmRequestRecorder } from './vllm-metrics.js';
+import { type Incrementer, type LabelledCounter, type LabelledHistogram, type Observer, type VllmMetrics, VllmRequestRecorder } from './vllm-metrics.js';
 
 /** What the request pipeline records per request (router_type/connection_mode are fixed here). */
 export interface RouterMetrics {
-  readonly requestsTotal: Counter<'router_type' | 'backend_type' | 'connection_mode' | 'model' | 'endpoint' | 'streaming'>;
-  readonly requestDuration: Histogram<'router_type' | 'backend_type' | 'connection_mode' | 'model' | 'endpoint'>;
-  readonly errorsTotal: Counter<'router_type' | 'backend_type' | 'connection_mode' | 'model' | 'endpoint' | 'error_type'>;
-  readonly ttft: Histogram<'router_type' | 'backend_type' | 'model' | 'endpoint'>;
-  readonly tpot: Histogram<'router_type' | 'backend_type' | 'model' | 'endpoint'>;
-  readonly generationDuration: Histogram<'router_type' | 'backend_type' | 'model' | 'endpoint'>;
-  readonly tokensTotal: Counter<'router_type' | 'backend_type' | 'model' | 'endpoint' | 'token_type'>;
+  /** Children resolved per label set (gateway/fast-metrics.ts; label names as in gateway/metrics.ts). */
+  readonly requestsTotal: LabelledCounter;
+  readonly requestDuration: LabelledHistogram;
+  readonly errorsTotal: LabelledCounter;
+  readonly ttft: LabelledHistogram;
+  readonly tpot: LabelledHistogram;
+  readonly generationDuration: LabelledHistogram;
+  readonly tokensTotal: LabelledCounter;
   /** Label values shared by every router series. */
   readonly fixedLabels: { router_type: string; connection_mode: string };
   /** vLLM's metric names beside these (pipeline/vllm-metrics.ts); absent = not recorded. */
@@ -36,14 +36,14 @@ export interface RequestMetrics extends GenerationObserver {
 
 /** The label children of one (runtime, model, endpoint), resolved once: no label hashing per request. */
 interface Series {
-  requests: Record<'true' | 'false', Counter.Internal>;
-  duration: Histogram.Internal<string>;
-  ttft: Histogram.Internal<string>;
-  generation: Histogram.Internal<string>;
-  tpot: Histogram.Internal<string>;
-  inputTokens: Counter.Internal;
-  outputTokens: Counter.Internal;
-  errors: Map<string, Counter.Internal>;
+  requests: Record<'true' | 'false', Incrementer>;
+  duration: Observer;
+  ttft: Observer;
+  generation: Observer;
+  tpot: Observer;
+  inputTokens: Incrementer;
+  outputTokens: Incrementer;
+  errors: Map<string, Incrementer>;
   base: Record<string, string>;
 }
 

@@ -46,16 +46,25 @@ export async function chatPromptIds(
   services: PipelineServices,
   asked: ChatGenerationRequest,
 ): Promise<{ model: string; ctx: ModelContext; promptIds: number[] }> {
-  const req = { ...asked, model: resolveRequestModel(services, asked.model) };
+  const req = withModel(asked, resolveRequestModel(services, asked.model));
   const ctx = modelContextFor(services, req.model);
   return { model: req.model, ctx, promptIds: (await chatFormat(services, req, ctx)).promptIds };
 }
 
 export { renderChatPrompt };
 
+/**
+ * The request with its model id canonical. Nothing here writes to the request, so one asked by
+ * its canonical id (the usual case) is used as it is: a chat request has ~40 fields, and copying
+ * them showed in the short-request profile.
+ */
+function withModel(asked: ChatGenerationRequest, model: string): ChatGenerationRequest {
+  return model === asked.model ? asked : { ...asked, model };
+}
+
 export async function prepareChat(services: PipelineServices, asked: ChatGenerationRequest, requestId: string): Promise<PreparedChat> {
   // Served names and aliases resolve to the canonical id: parsers, metrics and `model` use it.
-  const req = { ...asked, model: resolveRequestModel(services, asked.model) };
+  const req = withModel(asked, resolveRequestModel(services, asked.model));
   const ctx = modelContextFor(services, req.model);
   const format = await chatFormat(services, req, ctx);
   const { promptIds } = format;

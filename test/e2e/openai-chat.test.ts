@@ -84,6 +84,18 @@ describe('chat completions', () => {
     });
   });
 
+  it('the access-log line (info, the default) names the worker and the token counts', async () => {
+    const id = uniqueRid('alog');
+    await rig.openai.chat.completions.create({ model: rig.model, messages: user('Hi') }, { headers: { 'x-request-id': id } });
+    const find = () => rig.gatewayOutput().split('\n').find((l) => l.includes(`request_id=${id}`));
+    const end = Date.now() + 20_000;
+    while (find() === undefined && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+    const promptTokens = encode(chatPrompt('Hi')).length;
+    expect(find()).toMatch(
+      new RegExp(`INFO  POST /v1/chat/completions 200 \\d+ms request_id=${id} worker=ipc://\\S+ prompt_tokens=${promptTokens} completion_tokens=${SCRIPT_TOKENS + 1}$`),
+    );
+  });
+
   it('records router metrics: request count, TTFT and input/output tokens', async () => {
     const metric = async (re: RegExp) => Number(re.exec(await (await fetch(rig.metricsURL)).text())?.[1] ?? 0);
     const requests = /smg_router_requests_total\{[^}]*endpoint="chat_completions"[^}]*streaming="false"[^}]*\} (\d+)/;

@@ -9,7 +9,8 @@ import { TOKENIZER_FIXTURES, type TokenizerFixture, ensureTokenizerFixture, llam
 export default async function setup(): Promise<() => void> {
   for (const name of Object.keys(TOKENIZER_FIXTURES) as TokenizerFixture[]) ensureTokenizerFixture(name);
   llama31ModelDir();
-  // SMG_TEST_TSX=1 runs every process from the sources through tsx, exactly as `npx smg` does.
+  // SMG_TEST_TSX=1 starts every process as `npx smg` does (bin/smg.js: its cached bundle of the
+  // sources, or tsx with SMG_NO_BUNDLE=1).
   if (process.env.SMG_TEST_TSX === '1') return () => {};
   const prebuilt = await buildPrebuiltCli();
   // Inherited by the test workers and by every process they start.

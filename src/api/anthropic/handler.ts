@@ -38,7 +38,7 @@ export function createMessagesHandler(): InferenceHandler {
     if (dropped.length > 0) requestRecord(call.request).notes.push(`dropped server tools: ${dropped.join(', ')}`);
     const prepared = await prepareChat(call.services, req, call.requestId);
     const meta: MessagesMeta = { id: prepared.id, model: prepared.model, promptTokens: prepared.promptTokens };
-    return respond(call, prepared, {
+    return await respond(call, prepared, {
       endpoint: 'messages',
       choices: 1,
       perPrompt: 1,

@@ -23,7 +23,7 @@ export function createGenerateHandler(): InferenceHandler {
       startedAt,
       incremental: incremental ?? call.services.config.incrementalStreamingOutput,
     };
-    return respond(call, prepared, {
+    return await respond(call, prepared, {
       endpoint: 'generate',
       choices: meta.n,
       perPrompt: meta.n,

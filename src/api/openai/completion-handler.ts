@@ -19,7 +19,7 @@ export function createCompletionHandler(): InferenceHandler {
       logprobs: req.logprobs ?? null,
       includeUsage: req.includeUsage,
     };
-    return respond(call, prepared, {
+    return await respond(call, prepared, {
       endpoint: 'completions',
       choices: meta.echoText.length * meta.n,
       perPrompt: meta.n,

@@ -34,7 +34,7 @@ export function createResponsesHandler(): InferenceHandler {
       state: { store: state.store, previousResponseId: state.previousResponseId, conversationId: state.conversationId },
     };
     const history = call.history;
-    return respond(call, prepared, {
+    return await respond(call, prepared, {
       endpoint: 'responses',
       choices: 1,
       perPrompt: 1,

@@ -11,7 +11,7 @@
  * characters as vLLM's `--enable-log-requests` / `--max-log-len` cut the prompt. Probe paths,
  * polled every few seconds by orchestrators, log at debug. `--disable-access-log` turns it off.
  */
-import type { Context, MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler, Next } from 'hono';
 import { peekRequestRecord } from '../../api/request-record.js';
 import type { Logger } from '../../util/logger.js';
 import { onBodyDone } from '../body-done.js';
@@ -64,10 +64,7 @@ async function bodyText(req: Request, max: number | null): Promise<string | unde
 }
 
 export function accessLog(logger: Logger, opts: AccessLogOptions): MiddlewareHandler<AppEnv> {
-  return async (c: Context<AppEnv>, next) => {
-    // Below `info` no line can be written (probes log at debug, which implies info): no clock,
-    // listener or closure per request for nothing.
-    if (!logger.isLevelEnabled('info')) return next();
+  const logged = async (c: Context<AppEnv>, next: Next) => {
     const start = performance.now();
     const body = opts.logRequests && c.req.method !== 'GET' ? bodyText(c.req.raw, opts.maxLogLen) : undefined;
     // Swallow here so a body that never arrives cannot reject unobserved; awaited at the end.
@@ -100,4 +97,7 @@ export function accessLog(logger: Logger, opts: AccessLogOptions): MiddlewareHan
     if (outgoing) onResponseClosed(outgoing, done);
     else c.res = onBodyDone(res, done);
   };
+  // Below `info` no line can be written (probes log at debug, which implies info): no clock,
+  // listener, closure or promise of this layer per request for nothing.
+  return (c, next) => (logger.isLevelEnabled('info') ? logged(c, next) : next());
 }

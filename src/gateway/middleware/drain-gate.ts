@@ -10,10 +10,11 @@ import type { AppEnv } from './env.js';
 const PROBES = new Set(['/liveness', '/health', '/readiness']);
 
 export function drainGate(ctx: GatewayContext): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
+  // Not async: a pass-through layer adds no promise of its own per request.
+  return (c, next) => {
     if (ctx.lifecycle.draining && !PROBES.has(c.req.path)) {
-      return gatewayError(503, 'server_draining', 'Server is shutting down and accepts no new requests');
+      return Promise.resolve(gatewayError(503, 'server_draining', 'Server is shutting down and accepts no new requests'));
     }
-    await next();
+    return next();
   };
 }

@@ -2,7 +2,8 @@
  * Request ids (request-pipeline §2.1): the first of the usual headers, else a generated id whose
  * prefix names the endpoint. Echoed as `x-request-id`.
  */
-import { randomInt } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from './env.js';
 
@@ -18,9 +19,29 @@ function prefixFor(path: string): string {
   return 'req-';
 }
 
+/**
+ * Random bytes are drawn from the CSPRNG a pool at a time: `randomInt` per character cost 24 calls
+ * into crypto per request. A byte maps to a character only below 248 (4 × 62), so every character
+ * stays equally likely, as with randomInt (rejection sampling, not a biased `% 62` of 256).
+ */
+const POOL = Buffer.alloc(4096);
+let poolAt = POOL.length;
+const UNBIASED_BELOW = 256 - (256 % ALPHABET.length);
+
+function randomChar(): string {
+  for (;;) {
+    if (poolAt === POOL.length) {
+      randomFillSync(POOL);
+      poolAt = 0;
+    }
+    const b = POOL[poolAt++];
+    if (b < UNBIASED_BELOW) return ALPHABET[b % ALPHABET.length];
+  }
+}
+
 function generateRequestId(path: string): string {
   let s = prefixFor(path);
-  for (let i = 0; i < 24; i++) s += ALPHABET[randomInt(ALPHABET.length)];
+  for (let i = 0; i < 24; i++) s += randomChar();
   return s;
 }
 
@@ -37,6 +58,9 @@ export function requestId(): MiddlewareHandler<AppEnv> {
     id ??= generateRequestId(c.req.path);
     c.set('requestId', id);
     await next();
+    // A response written straight to the socket (a stream, a forwarded answer) carried the id in
+    // its own head; its Response is node-server's shared "already sent" marker, sent to no one.
+    if (c.res === RESPONSE_ALREADY_SENT) return;
     try {
       c.res.headers.set('x-request-id', id);
     } catch {

@@ -23,29 +23,18 @@ export function registerInferenceRoutes(app: Hono<AppEnv>, ctx: GatewayContext):
   for (const [endpoint, path] of Object.entries(INFERENCE_PATHS) as [InferenceEndpoint, string][]) {
     const handler = handlers[endpoint];
     // Every endpoint exists: HTTP workers serve it by forwarding even without a pipeline handler.
-    app.post(path, async (c) => {
+    // Not async, nor is `serve` without HTTP workers: the handler's promise is returned as it is
+    // (an async function returning a promise adds a resolve job and two ticks per request).
+    app.post(path, (c) => {
       const outgoing = c.env?.outgoing;
       const requestId = c.get('requestId');
       // Node: a light close signal; under app.request() the web Request's own.
       const signal = outgoing ? closeSignal(outgoing) : c.req.raw.signal;
       const raw = outgoing ? rawResponse(outgoing) : undefined;
-      const serve = async (): Promise<Response> => {
-        let request = c.req.raw;
-        let pinned: Worker | undefined;
-        if (ctx.workers.hasHttpWorkers()) {
-          const fork = await forkRequest(
-            { endpoint, request, incoming: c.env?.incoming, outgoing, requestId, signal, hints: hinted ? ctx.hintsFor(c.req.raw.headers) : undefined },
-            ctx.workers,
-            ctx.forwarder,
-          );
-          // The upstream gets this gateway's span as its parent (forward/headers.ts).
-          if (fork.kind === 'forwarded') return fork.response;
-          shareRequestRecord(request, fork.request);
-          request = fork.request;
-          pinned = fork.pinned;
-        }
+      const serve = (): Promise<Response> => (ctx.workers.hasHttpWorkers() ? serveForked() : serveHere(c.req.raw, undefined));
+      const serveHere = (request: Request, pinned: Worker | undefined): Promise<Response> => {
         if (!handler) {
-          return gatewayError(501, 'not_implemented', `${path} is not available: no request pipeline is configured`);
+          return Promise.resolve(gatewayError(501, 'not_implemented', `${path} is not available: no request pipeline is configured`));
         }
         return handler({
           request,
@@ -54,21 +43,37 @@ export function registerInferenceRoutes(app: Hono<AppEnv>, ctx: GatewayContext):
           signal,
           services: pinned ? pinnedServices(ctx.servicesFor(request.headers), pinned) : ctx.servicesFor(request.headers),
           history: ctx.history,
+          // The access log (gateway/middleware/access-log.ts) is the record's only reader.
+          recorded: !ctx.config.disableAccessLog && ctx.logger.isLevelEnabled('info'),
         });
+      };
+      const serveForked = async (): Promise<Response> => {
+        const request = c.req.raw;
+        const fork = await forkRequest(
+          { endpoint, request, incoming: c.env?.incoming, outgoing, requestId, signal, hints: hinted ? ctx.hintsFor(c.req.raw.headers) : undefined },
+          ctx.workers,
+          ctx.forwarder,
+        );
+        // The upstream gets this gateway's span as its parent (forward/headers.ts).
+        if (fork.kind === 'forwarded') return fork.response;
+        shareRequestRecord(request, fork.request);
+        return serveHere(fork.request, fork.pinned);
       };
       // Null unless --otlp-traces-endpoint / --enable-trace: then the request is served as always.
       const trace = startRequestTrace(c.req.raw.headers, { 'http.request.method': 'POST', 'url.path': path, 'smg.request_id': requestId });
       if (!trace) return serve();
-      try {
-        const res = await runWithTrace(trace, serve);
-        // A stream written to the socket has its status there (its Response is only a marker).
-        trace.release(raw && res === raw.sent ? outgoing?.statusCode : res.status);
-        return res;
-      } catch (err) {
-        trace.fail(err instanceof Error ? err.message : String(err));
-        trace.release(500);
-        throw err;
-      }
+      return (async () => {
+        try {
+          const res = await runWithTrace(trace, serve);
+          // A stream written to the socket has its status there (its Response is only a marker).
+          trace.release(raw && res === raw.sent ? outgoing?.statusCode : res.status);
+          return res;
+        } catch (err) {
+          trace.fail(err instanceof Error ? err.message : String(err));
+          trace.release(500);
+          throw err;
+        }
+      })();
     });
   }
 }

@@ -158,19 +158,36 @@ export function parsePythonJson(text: string): unknown {
 }
 
 /**
- * Strings (skipped) and number tokens: a number JSON.parse would change, or an integer-like key.
- * The string branch is the unrolled `"[^"\\]*(?:\\.[^"\\]*)*"`, not `"(?:[^"\\]|\\.)*"`: V8's
- * backtracking keeps a stack entry per iteration of an alternation, so a string of a few million
- * characters (a 28 MB prompt) overflowed the stack and the body was refused as malformed JSON.
+ * Strings (skipped), number tokens and brackets: a number JSON.parse would change, or an
+ * integer-like key, and the nesting it sits at. The string branch is the unrolled
+ * `"[^"\\]*(?:\\.[^"\\]*)*"`, not `"(?:[^"\\]|\\.)*"`: V8's backtracking keeps a stack entry per
+ * iteration of an alternation, so a string of a few million characters (a 28 MB prompt)
+ * overflowed the stack and the body was refused as malformed JSON.
  */
-const TOKENS = /"[^"\\]*(?:\\.[^"\\]*)*"(\s*:)?|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
+const TOKENS = /"[^"\\]*(?:\\.[^"\\]*)*"(\s*:)?|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|[[{]|[\]}]/g;
 
-/** Whether JSON.parse would lose anything a template could print of `text`. */
+/**
+ * Whether JSON.parse would lose anything a template could print of `text`.
+ *
+ * Only what sits inside a member of the top-level object counts: templates see the Python form of
+ * nested values (tool schemas, tool-call arguments, chat_template_kwargs — pythonValue), never of
+ * the request object itself, so a body whose only such number is a top-level scalar (the usual
+ * `"temperature": 0.7`) needs no second, Python-exact parse (it cost ~9 µs a request).
+ */
 export function losesPythonForm(text: string): boolean {
   TOKENS.lastIndex = 0;
+  let depth = 0;
+  // Depth of the values that count: inside a top-level object's members; any depth under an array.
+  let counts = 2;
   for (let m = TOKENS.exec(text); m !== null; m = TOKENS.exec(text)) {
     const t = m[0];
-    if (t.charCodeAt(0) === 34) {
+    const c = t.charCodeAt(0);
+    if (c === 0x7b || c === 0x5b) {
+      if (depth === 0 && c === 0x5b) counts = 1;
+      depth++;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+    else if (depth < counts) continue;
+    else if (c === 0x22) {
       if (m[1] !== undefined && /^"(0|[1-9]\d*|__proto__)"/.test(t)) return true;
     } else if (t.includes('.') || t.includes('e') || t.includes('E') || t.length > 15) return true;
   }
