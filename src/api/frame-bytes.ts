@@ -7,18 +7,62 @@
  * 3-6 ms every 20-30 ms (GC ~16 % of the loop, its delay p99 ~11 ms). Encoded into a Buffer at once
  * they are one object per stream, and the write needs no UTF-8 measuring or encoding of its own.
  *
- * Memory comes in CHUNK-sized buffers from a small pool: a stream takes one when it has something
- * to write and gives it back once the socket has taken every byte (the usual case: loopback and
- * LAN sockets take a write at once). Bytes a socket still holds are never overwritten: while it
- * holds some, appends go after them and a full buffer is replaced, not reused.
+ * Memory comes in CHUNK-sized buffers from a pool: a stream takes one when it has something to
+ * write and gives it back once the socket has taken every byte (the usual case: loopback and LAN
+ * sockets take a write at once). Bytes a socket still holds are never overwritten: while it holds
+ * some, appends go after them and a full buffer is replaced, not reused.
+ *
+ * The pool follows the load instead of a fixed cap. Paced streams (one token per stream per
+ * engine step) all hold a buffer at once, between the engine message and the flush: with the old
+ * cap of 256, 1,000 such streams allocated ~750 fresh 16 KB buffers per step (15,000/s at 50 ms
+ * steps; allocUnsafeSlow + first-touch page faults were ~11 % of the gateway's loop, issue 30).
+ * What a burst leaves behind is trimmed: every TRIM_MS, the buffers the pool never dipped into
+ * since the last look are dropped, so an idle gateway keeps none.
  */
 
 const CHUNK = 16 * 1024;
-/** Buffers kept for reuse (4 MB): about one per stream with something pending at C = 256. */
-const POOL_MAX = 256;
+/** A bound on what the pool keeps (64 MB of mostly untouched address space), not a working size. */
+const POOL_MAX = 4096;
+/** How often unused pooled buffers are dropped. */
+const TRIM_MS = 5000;
 const pool: Buffer[] = [];
+/** The fewest buffers the pool held since the last trim: that many were not needed all along. */
+let lowWater = 0;
+let trimTimer: NodeJS.Timeout | null = null;
 /** Frames up to this many UTF-16 units reserve their worst case instead of being measured. */
 const SMALL_FRAME = 4096;
+
+function takeChunk(): Buffer {
+  const buf = pool.pop();
+  if (buf === undefined) return Buffer.allocUnsafeSlow(CHUNK);
+  if (pool.length < lowWater) lowWater = pool.length;
+  return buf;
+}
+
+function giveBack(buf: Buffer): void {
+  if (pool.length >= POOL_MAX) return;
+  pool.push(buf);
+  if (trimTimer === null) armTrim();
+}
+
+function armTrim(): void {
+  lowWater = pool.length;
+  trimTimer = setTimeout(trim, TRIM_MS);
+  // Trimming never keeps the process alive.
+  trimTimer.unref();
+}
+
+function trim(): void {
+  trimTimer = null;
+  // The oldest entries (bottom of the stack) are the ones that sat unused.
+  if (lowWater > 0) pool.splice(0, lowWater);
+  if (pool.length > 0) armTrim();
+}
+
+/** Buffers pooled right now (tests). */
+export function pooledFrameBuffers(): number {
+  return pool.length;
+}
 
 export class FrameBytes {
   private buf: Buffer | null = null;
@@ -54,7 +98,7 @@ export class FrameBytes {
   release(): void {
     const buf = this.buf;
     if (buf === null || this.start !== this.end) return;
-    if (buf.length === CHUNK && pool.length < POOL_MAX) pool.push(buf);
+    if (buf.length === CHUNK) giveBack(buf);
     this.buf = null;
     this.start = this.end = 0;
   }
@@ -62,7 +106,7 @@ export class FrameBytes {
   private grow(need: number): Buffer {
     const kept = this.end - this.start;
     const size = kept + need <= CHUNK ? CHUNK : 2 * (kept + need);
-    const next = size === CHUNK ? (pool.pop() ?? Buffer.allocUnsafeSlow(CHUNK)) : Buffer.allocUnsafeSlow(size);
+    const next = size === CHUNK ? takeChunk() : Buffer.allocUnsafeSlow(size);
     if (kept > 0) this.buf!.copy(next, 0, this.start, this.end);
     // The old buffer is not pooled: the socket may still be writing from it.
     this.buf = next;
