@@ -54,8 +54,18 @@ export class IdTable {
     if (!list) return undefined;
     for (let i = 0; i < list.length; i++) {
       const e = list[i];
-      if (e.bytes.length === len && buf.compare(e.bytes, 0, len, start, start + len) === 0) return e.id;
+      if (e.bytes.length === len && sameBytes(e.bytes, buf, start, len)) return e.id;
     }
     return undefined;
   }
+}
+
+/**
+ * `a` equals `buf[start, start + len)` (a.length === len). A plain loop: ids are tens of bytes, and
+ * Buffer#compare's argument checks and native call cost more than the comparison itself (find's
+ * self time was 4 % of the loop at 1,000 paced streams, issue 30).
+ */
+function sameBytes(a: Buffer, buf: Buffer, start: number, len: number): boolean {
+  for (let i = 0; i < len; i++) if (a[i] !== buf[start + i]) return false;
+  return true;
 }
