@@ -17,6 +17,8 @@
  *     gap p99 (the whole gap between two token arrivals of a stream), RSS per open stream
  *     ((mean RSS in the window − RSS before) ÷ N), and the bench client's own CPU.
  *   - TTFT p50 of the N streams (they arrive over the ramp).
+ *   - The same three RSS figures right after a forced full GC (gc-probe.mjs preload, measurement
+ *     only): what is retained, without the garbage that plain RSS carries until a collection.
  *   - RSS after --idle-secs with nothing open (read while the next target runs: an idle
  *     process's memory does not depend on its neighbours), and its excess over the before figure.
  */
@@ -67,6 +69,8 @@ const { values, positionals } = parseArgs({
     'no-ceiling': { type: 'boolean', default: false },
     profile: { type: 'string' },
     verbose: { type: 'boolean', default: false },
+    /** Heap snapshots of the first gateway before and with the N streams open, into this directory. */
+    snapshots: { type: 'string' },
   },
 });
 
@@ -78,10 +82,38 @@ const SETTLE_MS = Number(values['settle-secs']) * 1000;
 const IDLE_MS = Number(values['idle-secs']) * 1000;
 // Every stream outlives the window by ~2 s of tokens, so the window sees all N open.
 const MAX_TOKENS = Math.ceil((RAMP_MS + SETTLE_MS + WINDOW_MS + 2000) / STEP_MS);
+const GC_PROBE_FILE = fileURLToPath(new URL('./bench/gc-probe.mjs', import.meta.url));
+const GC_MARK = '@@smg-bench-gc ';
+interface GcFigures {
+  rss: number;
+  heapUsed: number;
+  external: number;
+  arrayBuffers: number;
+}
+/** A full GC in the child (gc-probe.mjs), then its memory figures; null when it does not answer. */
+class GcProbe {
+  private waiting: ((f: GcFigures) => void)[] = [];
+  constructor(private readonly child: Child) {
+    child.onLine((line) => {
+      if (!line.startsWith(GC_MARK)) return false;
+      this.waiting.shift()?.(JSON.parse(line.slice(GC_MARK.length)) as GcFigures);
+      return true;
+    });
+  }
+  async ask(): Promise<GcFigures | null> {
+    const got = new Promise<GcFigures>((r) => this.waiting.push(r));
+    this.child.child.kill('SIGWINCH');
+    const r = await Promise.race([got, sleep(10_000).then(() => null)]);
+    if (r === null) this.waiting = [];
+    return r;
+  }
+}
 const trees = (positionals.length > 0 ? positionals : [fileURLToPath(new URL('..', import.meta.url))]).map((d) => resolve(d));
 
 const opts = parseBenchArgs(['--concurrency', String(N), '--max-tokens', String(MAX_TOKENS), '--token-delay-ms', String(STEP_MS)])!;
 const w = await buildWorkloads(opts);
+// Inherited by the children (gc-probe.mjs reads it).
+if (values.snapshots) process.env.SMG_BENCH_SNAPSHOT_DIR = resolve(values.snapshots);
 const dir = await mkdtemp(join(tmpdir(), 'smgpaced-'));
 const log = (m: string) => process.stderr.write(`paced: ${m}\n`);
 
@@ -91,6 +123,7 @@ interface Target {
   port: number;
   model: string;
   loop: ChildLoopProbe;
+  gc: GcProbe;
   agent: http.Agent;
   children: Child[];
   results: RoundResult[];
@@ -112,6 +145,11 @@ interface RoundResult {
   rssBeforeMb: number;
   rssPerStreamKb: number;
   rssAfterIdleMb: number;
+  /** After a forced full GC (gc-probe.mjs): retained, not garbage waiting for a collection. */
+  gcRssBeforeMb: number;
+  gcRssPerStreamKb: number;
+  gcHeapPerStreamKb: number;
+  gcRssAfterIdleMb: number;
 }
 
 const targets: Target[] = [];
@@ -140,7 +178,7 @@ try {
 async function startGateway(tree: string, name: string, i: number): Promise<Target> {
   const url = await workerUrl(dir, `paced-e${i}`);
   const [port, mport] = [await freePort(), await freePort()];
-  const nodeFlags = ['--import', LOOP_PROBE_FILE];
+  const nodeFlags = ['--import', LOOP_PROBE_FILE, '--expose-gc', '--import', GC_PROBE_FILE];
   if (values.profile) nodeFlags.push('--cpu-prof', '--cpu-prof-dir', join(resolve(values.profile), String(i)));
   const gateway = new Child(
     `gateway ${i}`,
@@ -157,7 +195,7 @@ async function startGateway(tree: string, name: string, i: number): Promise<Targ
   await waitReady(`http://127.0.0.1:${port}`, gateway, 60_000, [engine]);
   const models = (await (await fetch(`http://127.0.0.1:${port}/v1/models`)).json()) as { data: { id: string }[] };
   log(`${name}: gateway pid ${gateway.pid} on ${port}, engine pid ${engine.pid}`);
-  return { name, pid: gateway.pid, port, model: models.data[0].id, loop: new ChildLoopProbe(gateway), agent: createAgent(), children: [gateway, engine], results: [] };
+  return { name, pid: gateway.pid, port, model: models.data[0].id, loop: new ChildLoopProbe(gateway), gc: new GcProbe(gateway), agent: createAgent(), children: [gateway, engine], results: [] };
 }
 
 async function startCeiling(from: Target): Promise<Target> {
@@ -168,13 +206,27 @@ async function startCeiling(from: Target): Promise<Target> {
   await writeFile(framesFile, JSON.stringify(frames));
   const port = await freePort();
   const server = new Child('ceiling', ['--port', String(port), '--frames', framesFile, '--step-ms', String(STEP_MS), '--mode', 'step'], {
-    nodeFlags: ['--import', LOOP_PROBE_FILE, '--import', import.meta.resolve('tsx/esm')],
+    nodeFlags: ['--import', LOOP_PROBE_FILE, '--expose-gc', '--import', GC_PROBE_FILE, '--import', import.meta.resolve('tsx/esm')],
     script: fileURLToPath(new URL('./bench/ceiling-server.ts', import.meta.url)),
     verbose: values.verbose,
   });
   await waitReady(`http://127.0.0.1:${port}`, server, 30_000);
   log(`ceiling pid ${server.pid} on ${port}`);
-  return { name: 'http-ceiling', pid: server.pid, port, model: 'bench', loop: new ChildLoopProbe(server), agent: createAgent(), children: [server], results: [] };
+  return { name: 'http-ceiling', pid: server.pid, port, model: 'bench', loop: new ChildLoopProbe(server), gc: new GcProbe(server), agent: createAgent(), children: [server], results: [] };
+}
+
+async function snapshot(t: Target): Promise<void> {
+  const c = t.children[0];
+  const done = new Promise<void>((r) =>
+    c.onLine((line) => {
+      if (!line.startsWith('@@smg-bench-snapshot ')) return false;
+      log(`heap snapshot ${line.slice(21)}`);
+      r();
+      return true;
+    }),
+  );
+  c.child.kill('SIGPWR');
+  await done;
 }
 
 function fnFor(t: Target, maxTokens: number) {
@@ -198,6 +250,8 @@ async function measure(t: Target, round: number): Promise<void> {
   // Idle first, so the warm-up's (or the previous round's) garbage is not counted against the load.
   await sleep(Number(values['pre-idle-secs']) * 1000);
   const rssBefore = rssBytes(t.pid);
+  const gcBefore = await t.gc.ask();
+  if (values.snapshots && t === targets[0]) await snapshot(t);
   const run = fnFor(t, MAX_TOKENS);
   const idle = new Samples();
   const sink: GapSink = { gaps: idle, arrivalGaps: new Samples() };
@@ -228,6 +282,9 @@ async function measure(t: Target, round: number): Promise<void> {
   }
   const cpu1 = procCpuSeconds(t.pid);
   const threads1 = threadCpu(t.pid);
+  // After the CPU window (a forced GC costs CPU), with all N streams still open.
+  const gcDuring = await t.gc.ask();
+  if (values.snapshots && t === targets[0]) await snapshot(t);
   const eng1 = engine ? procCpuSeconds(engine.pid) : 0;
   const self1 = selfCpuSeconds();
   const wallSec = (performance.now() - w0) / 1000;
@@ -258,6 +315,10 @@ async function measure(t: Target, round: number): Promise<void> {
     rssBeforeMb: rssBefore / 2 ** 20,
     rssPerStreamKb: (meanRss - rssBefore) / 1024 / N,
     rssAfterIdleMb: Number.NaN,
+    gcRssBeforeMb: gcBefore ? gcBefore.rss / 2 ** 20 : Number.NaN,
+    gcRssPerStreamKb: gcBefore && gcDuring ? (gcDuring.rss - gcBefore.rss) / 1024 / N : Number.NaN,
+    gcHeapPerStreamKb: gcBefore && gcDuring ? (gcDuring.heapUsed + gcDuring.external - gcBefore.heapUsed - gcBefore.external) / 1024 / N : Number.NaN,
+    gcRssAfterIdleMb: Number.NaN,
   };
   t.results.push(res);
   log(
@@ -274,6 +335,8 @@ async function measure(t: Target, round: number): Promise<void> {
     (async () => {
       await sleep(Math.max(0, tEnd + IDLE_MS - performance.now()));
       res.rssAfterIdleMb = rssBytes(t.pid) / 2 ** 20;
+      const gcAfter = await t.gc.ask();
+      res.gcRssAfterIdleMb = gcAfter ? gcAfter.rss / 2 ** 20 : Number.NaN;
       log(`round ${round + 1} ${t.name}: RSS ${res.rssAfterIdleMb.toFixed(0)} MB after ${IDLE_MS / 1000} s idle (before ${res.rssBeforeMb.toFixed(0)} MB)`);
     })(),
   );
@@ -297,6 +360,10 @@ function report(): void {
     ['RSS per open stream KB', (r) => r.rssPerStreamKb, 1],
     [`RSS after ${IDLE_MS / 1000} s idle MB`, (r) => r.rssAfterIdleMb, 0],
     ['  after ÷ before', (r) => r.rssAfterIdleMb / r.rssBeforeMb, 2],
+    ['after full GC: RSS before MB', (r) => r.gcRssBeforeMb, 0],
+    ['  RSS per open stream KB', (r) => r.gcRssPerStreamKb, 1],
+    ['  heap+external /stream KB', (r) => r.gcHeapPerStreamKb, 1],
+    [`  RSS after ${IDLE_MS / 1000} s idle MB`, (r) => r.gcRssAfterIdleMb, 0],
     ['engine cores', (r) => r.engineCores, 2],
     ['client cores', (r) => r.clientCores, 2],
     ['failed streams', (r) => r.failed, 0],

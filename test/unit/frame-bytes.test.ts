@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { FrameBytes } from '../../src/api/frame-bytes.js';
+import { describe, expect, it, vi } from 'vitest';
+import { FrameBytes, frameMemory } from '../../src/api/frame-bytes.js';
 
 const frame = (i: number, text = `tok${i}`) => `data: {"i":${i},"content":${JSON.stringify(text)}}\n\n`;
 
@@ -48,5 +48,67 @@ describe('FrameBytes: pending SSE frames as UTF-8 outside the heap', () => {
     expect(p.size).toBe(0);
     p.append(frame(1));
     expect(p.take().toString()).toBe(frame(1));
+  });
+
+  it('streams sharing the arena each get their own bytes, interleaved appends included', () => {
+    const streams = Array.from({ length: 50 }, () => new FrameBytes());
+    const expected = streams.map(() => '');
+    for (let step = 0; step < 3; step++) {
+      streams.forEach((p, i) => {
+        const f = frame(i, `s${step}-é${i}`);
+        p.append(f);
+        expected[i] += f;
+      });
+    }
+    // A second event of stream 0 after the others wrote: it moves out of the arena, bytes intact.
+    streams[0].append(frame(999));
+    expected[0] += frame(999);
+    streams.forEach((p, i) => {
+      expect(p.take().toString()).toBe(expected[i]);
+      p.release();
+    });
+  });
+
+  it('never overwrites arena bytes a socket still holds, while other streams write on', () => {
+    const slow = new FrameBytes();
+    slow.append(frame(0, 'held by a slow socket'));
+    const held = slow.take(); // not released: the socket has not written it yet
+    const copy = Buffer.from(held);
+    for (let round = 0; round < 200; round++) {
+      const others = Array.from({ length: 20 }, () => new FrameBytes());
+      for (const [i, p] of others.entries()) p.append(frame(i, 'x'.repeat(200)));
+      for (const p of others) {
+        p.take();
+        p.release();
+      }
+    }
+    expect(held.equals(copy)).toBe(true);
+    slow.release();
+  });
+
+  it('lets go of pooled buffers and a grown arena once they sat unused', async () => {
+    vi.useFakeTimers();
+    try {
+      // A fresh module: its trim timer must be a fake one.
+      vi.resetModules();
+      const { FrameBytes, frameMemory } = await import('../../src/api/frame-bytes.js');
+      // A burst: 300 streams with a second event each after the others wrote (private buffers),
+      // and enough bytes through the arena to grow it.
+      const streams = Array.from({ length: 300 }, () => new FrameBytes());
+      for (const [i, p] of streams.entries()) p.append(frame(i, 'z'.repeat(1000)));
+      for (const [i, p] of streams.entries()) p.append(frame(i, 'y'.repeat(3000)));
+      for (const p of streams) {
+        p.take();
+        p.release();
+      }
+      // All but the last writer, which went on in the arena after its own bytes.
+      expect(frameMemory().pooled).toBeGreaterThanOrEqual(299);
+      expect(frameMemory().arenaBytes).toBeGreaterThan(64 * 1024);
+      vi.advanceTimersByTime(20_000);
+      expect(frameMemory().pooled).toBe(0);
+      expect(frameMemory().arenaBytes).toBeLessThanOrEqual(64 * 1024);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
