@@ -10,9 +10,9 @@
  * Where the bytes go. A stream with nothing pending and nothing left with its socket writes its
  * next frames into a shared arena, back to back with the other streams' (paced streams, one token
  * per stream per engine step, each write a few hundred bytes there and the flush hands each its
- * slice). Only a stream that needs more than that (a second event in the same turn after another
- * stream wrote, a socket still holding its bytes) moves to a private CHUNK-sized buffer from a
- * pool. An arena is reused from its start once every stream that wrote into it released it (the
+ * slice). A stream whose next event comes after other streams wrote moves its few pending bytes
+ * to the arena's end; only one that needs more (several KB pending, a full arena) moves to a
+ * private CHUNK-sized buffer from a pool. An arena is reused from its start once every stream that wrote into it released it (the
  * socket took everything): no region a socket may still be writing from is ever overwritten.
  *
  * Why (issue 30, 1,000 paced streams at 50 ms steps): with a private 16 KB buffer per stream and a
@@ -145,6 +145,27 @@ export class FrameBytes {
       // Still the arena's last writer: the frames go on after its own.
       if (a.pos === this.end && this.end + need <= a.buf.length) {
         a.pos = this.end += a.buf.write(frames, this.end);
+        return;
+      }
+      // Others wrote since (a second event in one turn, e.g. engine messages read together after
+      // a stall): a few pending frames move to the arena's end rather than to a private buffer.
+      // Bytes already with the socket stay where they are: this stream still counts as a user.
+      const kept = this.end - this.start;
+      if (kept + need <= ARENA_FRAME_MAX && (a === arena || this.held === null)) {
+        // The current arena (this one, unless it filled up while a socket held bytes in it).
+        const to = arenaFor(kept + need);
+        if (to !== a) {
+          // This stream stays counted in its old arena until release(), as its socket may still
+          // hold bytes there; it counts in the new one too.
+          this.held = a;
+          this.arena = to;
+          this.buf = to.buf;
+          to.users++;
+        }
+        a.buf.copy(to.buf, to.pos, this.start, this.end);
+        this.start = to.pos;
+        this.end = to.pos + kept;
+        to.pos = this.end += to.buf.write(frames, this.end);
         return;
       }
       buf = this.grow(need);
