@@ -36,6 +36,12 @@ const ARENA_MIN = 64 * 1024;
 const ARENA_MAX = 1024 * 1024;
 /** Bigger writes go straight to a private buffer. */
 const ARENA_FRAME_MAX = 4 * 1024;
+/**
+ * A stream moves its pending bytes to the arena's end only while they are this few: each move
+ * copies them, and a stream with many events in one turn (a saturated engine) would copy its
+ * growing backlog again for each.
+ */
+const RELOCATE_MAX = 2048;
 /** Frames up to this many UTF-16 units reserve their worst case instead of being measured. */
 const SMALL_FRAME = 4096;
 
@@ -151,7 +157,7 @@ export class FrameBytes {
       // a stall): a few pending frames move to the arena's end rather than to a private buffer.
       // Bytes already with the socket stay where they are: this stream still counts as a user.
       const kept = this.end - this.start;
-      if (kept + need <= ARENA_FRAME_MAX && (a === arena || this.held === null)) {
+      if (kept + need <= RELOCATE_MAX && (a === arena || this.held === null)) {
         // The current arena (this one, unless it filled up while a socket held bytes in it).
         const to = arenaFor(kept + need);
         if (to !== a) {
