@@ -17,7 +17,7 @@
  *     gap p99 (the whole gap between two token arrivals of a stream), RSS per open stream
  *     ((mean RSS in the window − RSS before) ÷ N), and the bench client's own CPU.
  *   - TTFT p50 of the N streams (they arrive over the ramp).
- *   - The same three RSS figures right after a forced full GC (gc-probe.mjs preload, measurement
+ *   - The same three RSS figures right after a forced full GC (paced-gc-probe.mjs preload, measurement
  *     only): what is retained, without the garbage that plain RSS carries until a collection.
  *   - RSS after --idle-secs with nothing open (read while the next target runs: an idle
  *     process's memory does not depend on its neighbours), and its excess over the before figure.
@@ -82,7 +82,7 @@ const SETTLE_MS = Number(values['settle-secs']) * 1000;
 const IDLE_MS = Number(values['idle-secs']) * 1000;
 // Every stream outlives the window by ~2 s of tokens, so the window sees all N open.
 const MAX_TOKENS = Math.ceil((RAMP_MS + SETTLE_MS + WINDOW_MS + 2000) / STEP_MS);
-const GC_PROBE_FILE = fileURLToPath(new URL('./bench/gc-probe.mjs', import.meta.url));
+const GC_PROBE_FILE = fileURLToPath(new URL('./paced-gc-probe.mjs', import.meta.url));
 const GC_MARK = '@@smg-bench-gc ';
 interface GcFigures {
   rss: number;
@@ -90,7 +90,7 @@ interface GcFigures {
   external: number;
   arrayBuffers: number;
 }
-/** A full GC in the child (gc-probe.mjs), then its memory figures; null when it does not answer. */
+/** A full GC in the child (paced-gc-probe.mjs), then its memory figures; null when it does not answer. */
 class GcProbe {
   private waiting: ((f: GcFigures) => void)[] = [];
   constructor(private readonly child: Child) {
@@ -112,7 +112,7 @@ const trees = (positionals.length > 0 ? positionals : [fileURLToPath(new URL('..
 
 const opts = parseBenchArgs(['--concurrency', String(N), '--max-tokens', String(MAX_TOKENS), '--token-delay-ms', String(STEP_MS)])!;
 const w = await buildWorkloads(opts);
-// Inherited by the children (gc-probe.mjs reads it).
+// Inherited by the children (paced-gc-probe.mjs reads it).
 if (values.snapshots) process.env.SMG_BENCH_SNAPSHOT_DIR = resolve(values.snapshots);
 const dir = await mkdtemp(join(tmpdir(), 'smgpaced-'));
 const log = (m: string) => process.stderr.write(`paced: ${m}\n`);
@@ -145,7 +145,7 @@ interface RoundResult {
   rssBeforeMb: number;
   rssPerStreamKb: number;
   rssAfterIdleMb: number;
-  /** After a forced full GC (gc-probe.mjs): retained, not garbage waiting for a collection. */
+  /** After a forced full GC (paced-gc-probe.mjs): retained, not garbage waiting for a collection. */
   gcRssBeforeMb: number;
   gcRssPerStreamKb: number;
   gcHeapPerStreamKb: number;
