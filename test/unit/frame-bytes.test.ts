@@ -86,6 +86,29 @@ describe('FrameBytes: pending SSE frames as UTF-8 outside the heap', () => {
     slow.release();
   });
 
+  it('a stream whose arena was replaced moves on to the new one, leaving held bytes intact', () => {
+    const slow = new FrameBytes();
+    slow.append(frame(0, 'first'));
+    const held = slow.take();
+    const copy = Buffer.from(held);
+    // Enough traffic to fill the arena while `slow` pins it: a new arena replaces it.
+    for (let round = 0; round < 100; round++) {
+      const p = new FrameBytes();
+      p.append(frame(round, 'z'.repeat(1000)));
+      p.take();
+      p.release();
+    }
+    slow.append(frame(1, 'second'));
+    slow.append(frame(2, 'third'));
+    const other = new FrameBytes();
+    other.append(frame(3, 'other'));
+    expect(slow.take().toString()).toBe(frame(1, 'second') + frame(2, 'third'));
+    expect(other.take().toString()).toBe(frame(3, 'other'));
+    expect(held.equals(copy)).toBe(true);
+    slow.release();
+    other.release();
+  });
+
   it('lets go of pooled buffers and a grown arena once they sat unused', async () => {
     vi.useFakeTimers();
     try {
