@@ -109,6 +109,48 @@ describe('FrameBytes: pending SSE frames as UTF-8 outside the heap', () => {
     other.release();
   });
 
+  it('random appends, takes and slow sockets: every stream gets its bytes, held bytes never change', () => {
+    let seed = 42;
+    const rnd = (n: number) => {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      return seed % n;
+    };
+    const texts = ['a', 'héllo', '世界', '🎉🎉', 'x'.repeat(700), '€'.repeat(400), 'y'.repeat(5000)];
+    interface Sim {
+      p: FrameBytes;
+      expected: string;
+      /** Taken but not yet "written" by a slow socket: bytes and their copy at take time. */
+      inFlight: { buf: Buffer; copy: Buffer }[];
+    }
+    const sims: Sim[] = Array.from({ length: 40 }, () => ({ p: new FrameBytes(), expected: '', inFlight: [] }));
+    for (let step = 0; step < 4000; step++) {
+      const s = sims[rnd(sims.length)];
+      const op = rnd(10);
+      if (op < 6) {
+        const f = frame(step, texts[rnd(texts.length)]);
+        s.p.append(f);
+        s.expected += f;
+      } else if (op < 8 && s.p.size > 0) {
+        const buf = s.p.take();
+        expect(buf.toString('utf8')).toBe(s.expected);
+        s.expected = '';
+        // Half the sockets take everything at once; the others hold the bytes a while.
+        if (rnd(2) === 0 && s.inFlight.length === 0) s.p.release();
+        else s.inFlight.push({ buf, copy: Buffer.from(buf) });
+      } else if (s.inFlight.length > 0) {
+        // The slow socket wrote everything it held.
+        for (const h of s.inFlight) expect(h.buf.equals(h.copy)).toBe(true);
+        s.inFlight = [];
+        s.p.release();
+      }
+      for (const o of sims) for (const h of o.inFlight) if (rnd(50) === 0) expect(h.buf.equals(h.copy)).toBe(true);
+    }
+    for (const s of sims) {
+      for (const h of s.inFlight) expect(h.buf.equals(h.copy)).toBe(true);
+      if (s.p.size > 0) expect(s.p.take().toString('utf8')).toBe(s.expected);
+    }
+  });
+
   it('lets go of pooled buffers and a grown arena once they sat unused', async () => {
     vi.useFakeTimers();
     try {
