@@ -111,4 +111,25 @@ describe('IdTable', () => {
     t.clear();
     expect(find(b)).toBeUndefined();
   });
+
+  it('keeps every id of a crowded hash bucket findable as others come and go', () => {
+    const t = new IdTable();
+    const ids = ['x-0001-tail', 'x-0002-tail', 'x-0003-tail', 'ab', 'abc'];
+    for (const id of ids) t.add(id);
+    const find = (s: string) => t.find(Buffer.from(s, 'latin1'), 0, s.length);
+    for (const id of ids) expect(find(id)).toBe(id);
+    t.delete('x-0002-tail');
+    t.delete('x-0001-tail');
+    expect(find('x-0001-tail')).toBeUndefined();
+    expect(find('x-0002-tail')).toBeUndefined();
+    expect(find('x-0003-tail')).toBe('x-0003-tail');
+    t.delete('x-0003-tail');
+    t.add('x-0001-tail');
+    expect(find('x-0001-tail')).toBe('x-0001-tail');
+    expect(find('x-0003-tail')).toBeUndefined();
+    // An id that is not in the table but shares a bucket with one that is.
+    expect(find('x-0009-tail')).toBeUndefined();
+    expect(find('ab')).toBe('ab');
+    expect(find('abd')).toBeUndefined();
+  });
 });

@@ -56,53 +56,77 @@ export function chatJson({ choices: acc, usage }: Collected, meta: ChatMeta): Re
 
 /** The SSE encoder of a streaming chat completion. */
 export function chatSse(meta: ChatMeta): SseEncoder {
-  // Every chunk shares the envelope; only the choice varies, so build the prefix once.
-  const head = `data: {"id":${JSON.stringify(meta.id)},"object":"chat.completion.chunk","created":${meta.created},"model":${JSON.stringify(meta.model)},"system_fingerprint":"default","choices":[`;
-  const open = (i: number) => `${head}{"index":${i},"delta":`;
-  const roleSent = new Uint8Array(meta.n);
-  const usage = new UsageTally();
-  const role = (i: number) => `${open(i)}{"role":"assistant","reasoning_content":null},"logprobs":null,"finish_reason":null}]}\n\n`;
-  const delta = (i: number, d: string) => `${open(i)}{"role":"assistant",${d}},"logprobs":null,"finish_reason":null}]}\n\n`;
-  return {
-    event(ev) {
-      if (ev.kind === 'tokens') return '';
-      const i = ev.index;
-      let out = '';
-      if (!roleSent[i]) {
-        roleSent[i] = 1;
-        out = role(i);
+  return new ChatSse(meta);
+}
+
+/**
+ * A class rather than an object of closures: one is made per streamed request, and under tsx
+ * (esbuild keepNames) each closure made at run time also carries its own `name` property.
+ */
+class ChatSse implements SseEncoder {
+  /** Every chunk shares the envelope; only the choice varies, so the prefix is built once. */
+  private readonly head: string;
+  private readonly roleSent: Uint8Array;
+  private readonly usage = new UsageTally();
+
+  constructor(private readonly meta: ChatMeta) {
+    this.head = `data: {"id":${JSON.stringify(meta.id)},"object":"chat.completion.chunk","created":${meta.created},"model":${JSON.stringify(meta.model)},"system_fingerprint":"default","choices":[`;
+    this.roleSent = new Uint8Array(meta.n);
+  }
+
+  private open(i: number): string {
+    return `${this.head}{"index":${i},"delta":`;
+  }
+
+  private role(i: number): string {
+    return `${this.open(i)}{"role":"assistant","reasoning_content":null},"logprobs":null,"finish_reason":null}]}\n\n`;
+  }
+
+  private delta(i: number, d: string): string {
+    return `${this.open(i)}{"role":"assistant",${d}},"logprobs":null,"finish_reason":null}]}\n\n`;
+  }
+
+  event(ev: GenEvent): string {
+    if (ev.kind === 'tokens') return '';
+    const i = ev.index;
+    const meta = this.meta;
+    let out = '';
+    if (!this.roleSent[i]) {
+      this.roleSent[i] = 1;
+      out = this.role(i);
+    }
+    switch (ev.kind) {
+      case 'text': {
+        const lp =
+          meta.topLogprobs !== null && ev.logprobs
+            ? JSON.stringify({ content: chatLogprobs(meta.tokenizer, ev.logprobs, meta.topLogprobs) })
+            : 'null';
+        return `${out}${this.open(i)}{"role":"assistant","content":${JSON.stringify(ev.text)},"reasoning_content":null},"logprobs":${lp},"finish_reason":null}]}\n\n`;
       }
-      switch (ev.kind) {
-        case 'text': {
-          const lp =
-            meta.topLogprobs !== null && ev.logprobs
-              ? JSON.stringify({ content: chatLogprobs(meta.tokenizer, ev.logprobs, meta.topLogprobs) })
-              : 'null';
-          return `${out}${open(i)}{"role":"assistant","content":${JSON.stringify(ev.text)},"reasoning_content":null},"logprobs":${lp},"finish_reason":null}]}\n\n`;
-        }
-        case 'reasoning':
-          return out + delta(i, `"reasoning_content":${JSON.stringify(ev.text)}`);
-        case 'tool_start': {
-          const item = { index: ev.tool, id: ev.id, type: 'function', function: { name: ev.name } };
-          return out + delta(i, `"tool_calls":[${JSON.stringify(item)}],"reasoning_content":null`);
-        }
-        case 'tool_args': {
-          const item = { index: ev.tool, function: { arguments: ev.text } };
-          return out + delta(i, `"tool_calls":[${JSON.stringify(item)}],"reasoning_content":null`);
-        }
-        case 'end': {
-          usage.add(0, ev.promptTokens, ev.completionTokens, ev.cachedTokens);
-          const matched = ev.matchedStop === null ? '' : `,"matched_stop":${JSON.stringify(ev.matchedStop)}`;
-          return `${out}${open(i)}{"reasoning_content":null},"logprobs":null,"finish_reason":"${ev.finishReason}"${matched}}]}\n\n`;
-        }
+      case 'reasoning':
+        return out + this.delta(i, `"reasoning_content":${JSON.stringify(ev.text)}`);
+      case 'tool_start': {
+        const item = { index: ev.tool, id: ev.id, type: 'function', function: { name: ev.name } };
+        return out + this.delta(i, `"tool_calls":[${JSON.stringify(item)}],"reasoning_content":null`);
       }
-    },
-    end() {
-      const usageChunk = meta.includeUsage ? `${head}],"usage":${JSON.stringify(usage.toJSON(true))}}\n\n` : '';
-      return `${usageChunk}${dataFrame('[DONE]')}`;
-    },
-    error(err) {
-      return dataFrame(sseErrorFrame(streamErrorText(err))) + dataFrame('[DONE]');
-    },
-  };
+      case 'tool_args': {
+        const item = { index: ev.tool, function: { arguments: ev.text } };
+        return out + this.delta(i, `"tool_calls":[${JSON.stringify(item)}],"reasoning_content":null`);
+      }
+      case 'end': {
+        this.usage.add(0, ev.promptTokens, ev.completionTokens, ev.cachedTokens);
+        const matched = ev.matchedStop === null ? '' : `,"matched_stop":${JSON.stringify(ev.matchedStop)}`;
+        return `${out}${this.open(i)}{"reasoning_content":null},"logprobs":null,"finish_reason":"${ev.finishReason}"${matched}}]}\n\n`;
+      }
+    }
+  }
+
+  end(): string {
+    const usageChunk = this.meta.includeUsage ? `${this.head}],"usage":${JSON.stringify(this.usage.toJSON(true))}}\n\n` : '';
+    return `${usageChunk}${dataFrame('[DONE]')}`;
+  }
+
+  error(err: unknown): string {
+    return dataFrame(sseErrorFrame(streamErrorText(err))) + dataFrame('[DONE]');
+  }
 }
