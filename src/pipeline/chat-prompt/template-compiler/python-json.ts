@@ -167,12 +167,24 @@ const TOKENS = /"[^"\\]*(?:\\.[^"\\]*)*"(\s*:)?|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?
 
 /** Whether JSON.parse would lose anything a template could print of `text`. */
 export function losesPythonForm(text: string): boolean {
-  TOKENS.lastIndex = 0;
+  return losesPythonFormFrom(text, 0, Infinity) as boolean;
+}
+
+/**
+ * `losesPythonForm` from offset `from` (a token boundary: 0 or what a previous call returned):
+ * true/false once settled, or the offset to resume at when `until` (performance.now()) passed
+ * first, so a long body can be scanned a slice at a time (api/large-json-body.ts). The clock is
+ * read every 64 tokens.
+ */
+export function losesPythonFormFrom(text: string, from: number, until: number): boolean | number {
+  TOKENS.lastIndex = from;
+  let n = 0;
   for (let m = TOKENS.exec(text); m !== null; m = TOKENS.exec(text)) {
     const t = m[0];
     if (t.charCodeAt(0) === 34) {
       if (m[1] !== undefined && /^"(0|[1-9]\d*|__proto__)"/.test(t)) return true;
     } else if (t.includes('.') || t.includes('e') || t.includes('E') || t.length > 15) return true;
+    if ((++n & 63) === 0 && performance.now() >= until) return TOKENS.lastIndex;
   }
   return false;
 }
@@ -197,6 +209,11 @@ export function parseJsonText(text: string): unknown {
   const value = JSON.parse(text) as unknown;
   if (typeof value === 'object' && value !== null && losesPythonForm(text)) pair(value, parsePythonJson(text));
   return value;
+}
+
+/** Records the Python form of `value` (JSON.parse of `text`), as parseJsonText does when it must. */
+export function keepPythonForm(value: unknown, text: string): void {
+  pair(value, parsePythonJson(text));
 }
 
 /**
