@@ -27,6 +27,10 @@ describe('writer', () => {
       const w = new MsgpackWriter(16);
       expect(w.uintArray(values).toBuffer().toString('hex')).toBe(libHex(values));
     }
+    // intArray: the same for ids, and negatives in int's own forms.
+    const signed = [...long, ...ints];
+    expect(new MsgpackWriter(16).intArray(signed).toBuffer().toString('hex')).toBe(libHex(signed));
+    expect(() => new MsgpackWriter().intArray([1, 2.5])).toThrow(/not a safe integer/);
     expect(() => new MsgpackWriter().uintArray([1, -1])).toThrow(/msgpack uint: -1 is negative/);
     expect(() => new MsgpackWriter().uintArray([1, Number.NaN])).toThrow(/msgpack uint: NaN/);
     expect(() => new MsgpackWriter().uintArray([1, 2.5])).toThrow(/not a safe integer/);
