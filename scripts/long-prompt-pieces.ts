@@ -68,3 +68,8 @@ time('checkTokenIds', () => checkTokenIds(ids, 'x', true));
 const mw = new MsgpackWriter(4096);
 time('uintArray (fresh 4k writer)', () => new MsgpackWriter(4096).uintArray(ids).toBuffer());
 time('uintArray (reused writer)', () => mw.reset().uintArray(ids).toBuffer());
+// The mock engine's side of one long ADD (its event loop steps every stream): decode the frames.
+const { makeVllmCodec } = await import('../src/mock-engine/codec.js');
+const codec = makeVllmCodec(false);
+const frames = encodeAdd({ requestId: 'y', promptTokenIds: ids, sampling, arrivalTime: 1, cacheSalt: null, dataParallelRank: null, priority: 0 } as never);
+time('mock engine: decode ADD', () => codec.decodeInput(frames as Buffer[]));
