@@ -14,6 +14,8 @@ import { toJSON } from './json.js';
 import { FloatBox, PyDict } from './values.js';
 
 const INTEGER_KEY = /^(0|[1-9]\d*)$/;
+/** Inside a string only the closing quote and escapes matter. */
+const STRING_STOP = /["\\]/g;
 
 class Parser {
   private i = 0;
@@ -70,14 +72,16 @@ class Parser {
     const s = this.s;
     let j = this.i + 1;
     let escaped = false;
+    // The regex jumps to the next quote or backslash natively: a long prompt's string (600 KB for
+    // 131k tokens) was walked a char at a time, ~3 ms of the 4 ms this parse took.
     for (;;) {
-      const c = s.charCodeAt(j);
-      if (Number.isNaN(c)) this.fail();
-      if (c === 34) break;
-      if (c === 92) {
-        escaped = true;
-        j += 2;
-      } else j++;
+      STRING_STOP.lastIndex = j;
+      const m = STRING_STOP.exec(s);
+      if (m === null) this.fail();
+      j = m.index;
+      if (s.charCodeAt(j) === 34) break;
+      escaped = true;
+      j += 2;
     }
     const raw = s.slice(this.i, j + 1);
     this.i = j + 1;
