@@ -67,6 +67,7 @@ async function turns(stage: () => Promise<unknown> | unknown): Promise<{ longest
   await stage();
   running = false;
   await new Promise((r) => setImmediate(r));
+  if (process.env.TURNS_DEBUG) console.log(gaps.filter((g) => g > 0.3).map((g) => g.toFixed(2)).join(' '));
   // Turns of the chain alone (waiting for the thread) take ~µs; count those over 0.05 ms as work.
   return { longest: Math.max(...gaps), total: gaps.filter((g) => g > 0.05).reduce((a, b) => a + b, 0) };
 }
