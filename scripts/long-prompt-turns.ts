@@ -90,6 +90,10 @@ await stage('body parse (readJsonBody)', (rep) => {
   const text = bodyFor(rep);
   return () => readJsonBody(request(text));
 });
+await stage('body parse, temperature 0.7 (Python form)', (rep) => {
+  const text = bodyFor(rep).replace(/}$/, ',"temperature":0.7}');
+  return () => readJsonBody(request(text));
+});
 let ids: number[] = [];
 await stage('render + prompt thread + ids back', (rep) => {
   const messages = JSON.parse(bodyFor(rep)).messages;
