@@ -11,7 +11,7 @@
  */
 import { jsonParseError } from '../pipeline/errors.js';
 import { MAX_JSON_DEPTH, depthErrorText, scanDepth, type DepthScan } from '../util/json-depth.js';
-import { keepPythonForm, losesPythonFormFrom } from '../pipeline/chat-prompt/template-compiler/python-json.js';
+import { keepPythonForm, lossyTokensFrom, type LossyScan } from '../pipeline/chat-prompt/template-compiler/python-json.js';
 
 /** Bodies of at least this many characters take this path (smaller ones parse in well under 1 ms). */
 export const LARGE_BODY_CHARS = 64 * 1024;
@@ -22,12 +22,12 @@ const SLICE_MS = 1;
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export async function parseLargeJsonBody(text: string): Promise<unknown> {
-  const scan: DepthScan = { i: 0, depth: 0, inString: false };
+  const depth: DepthScan = { i: 0, depth: 0, inString: false };
   let at: number | null = null;
   // The body was just joined and decoded in this turn (~1 ms per MB): the scan starts in the next.
   while (at === null) {
     await nextTurn();
-    at = scanDepth(text, scan, MAX_JSON_DEPTH, performance.now() + SLICE_MS);
+    at = scanDepth(text, depth, MAX_JSON_DEPTH, performance.now() + SLICE_MS);
   }
   if (at >= 0) throw jsonParseError(`JSON syntax error: ${depthErrorText(text, at)}`);
   await nextTurn();
@@ -38,16 +38,16 @@ export async function parseLargeJsonBody(text: string): Promise<unknown> {
     throw jsonParseError(`JSON syntax error: ${(err as Error).message}`);
   }
   if (typeof value !== 'object' || value === null) return value;
-  await nextTurn();
-  let loses = losesPythonFormFrom(text, 0, performance.now() + SLICE_MS);
-  while (typeof loses === 'number') {
+  const scan: LossyScan = { lossy: false, stops: [] };
+  let resume: number | null = 0;
+  while (resume !== null) {
     await nextTurn();
-    loses = losesPythonFormFrom(text, loses, performance.now() + SLICE_MS);
+    resume = lossyTokensFrom(text, resume, performance.now() + SLICE_MS, scan);
   }
-  if (loses) {
+  if (scan.lossy) {
     await nextTurn();
     try {
-      keepPythonForm(value, text);
+      keepPythonForm(value, text, scan.stops);
     } catch (err) {
       throw jsonParseError(`JSON syntax error: ${(err as Error).message}`);
     }

@@ -40,6 +40,21 @@ describe('large JSON bodies', () => {
       chat({ temperature: 0.7, tools, logit_bias: { '42': 1.0 } }).replace('"default":1', '"default":1.0'),
       // 2,000 messages: many containers and strings for the scans to slice.
       JSON.stringify({ model: 'm', messages: Array.from({ length: 2000 }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: `m${i} [{"x": 1.5}]` })) }),
+      // A long conversation where only top-level fields are lossy (its messages are reused as
+      // JSON.parse gave them), and lossy values deep inside: floats, integer-like keys, -0.
+      JSON.stringify({ model: 'm', messages: Array.from({ length: 2000 }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: `m${i}\n[{"x": 1.5}]` })), temperature: 0.7, top_p: 1 }),
+      JSON.stringify({
+        model: 'm',
+        messages: Array.from({ length: 300 }, (_, i) =>
+          i === 150 ? { role: 'tool', content: 'x', extra: { a: [1, { b: 'NEG0', c: 2 }], '7': { d: 1e21 } } } : { role: 'user', content: `m${i} ${'y'.repeat(200)}` },
+        ),
+        temperature: 1,
+        logit_bias: { '42': 1, '7': 'NEG0' },
+      })
+        .replace('"d":1e+21', '"d":1.0e21')
+        .replaceAll('"NEG0"', '-0'),
+      // (JSON.stringify writes -0 as 0: the text gets it by replacement.)
+      JSON.stringify({ a: [{ b: 'NEG0' }, { c: [0, 'NEG0', 1] }], pad: 'z'.repeat(LARGE_BODY_CHARS), t: 0.5 }).replaceAll('"NEG0"', '-0'),
       // Too deep after a long prefix: serde_json's text and position.
       `{"pad":"${'x'.repeat(LARGE_BODY_CHARS)}","a":${'['.repeat(200)}`,
       `{"pad":"${'x'.repeat(LARGE_BODY_CHARS)}",\n"a":${'{"b":'.repeat(150)}1${'}'.repeat(150)}}`,
@@ -58,12 +73,18 @@ describe('large JSON bodies', () => {
       if (typeof want.value === 'object' && want.value !== null) {
         // The Python form a template sees (floats stay floats, key order as written).
         expect(pythonJsonText(got.value)).toBe(pythonJsonText(want.value));
-        const body = want.value as { tools?: unknown[] };
-        if (body.tools) expect(pythonValue((got.value as typeof body).tools![0])).toEqual(pythonValue(body.tools[0]));
+        // Every container's Python form as a template reads it (pythonValue), level by level.
+        const walk = (a: unknown, b: unknown): void => {
+          const pa = pythonValue(a);
+          const pb = pythonValue(b);
+          expect(pa).toEqual(pb);
+          if (typeof b === 'object' && b !== null) for (const k of Object.keys(b)) walk((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]);
+        };
+        walk(got.value, want.value);
       }
     }
-    expect(oneGo(cases[3]).error).toMatch(/^JSON syntax error: recursion limit exceeded at line 1 column/);
-    expect(oneGo(cases[5]).error).toMatch(/^JSON syntax error: /);
+    expect(oneGo(cases[6]).error).toMatch(/^JSON syntax error: recursion limit exceeded at line 1 column/);
+    expect(oneGo(cases[8]).error).toMatch(/^JSON syntax error: /);
   });
 
   it('let the event loop turn between pieces', async () => {
