@@ -110,7 +110,13 @@ const out: string[] = [`tree ${tree}; long prompt ${tokens} tokens in ${nMessage
 try {
   await mkdir(join(dir, 'gw'));
   // The gateway's 'long' requests carry this script's bodies (one message or a conversation).
-  const wLong: typeof w = { ...w, httpBody: (kind, model) => (kind === 'long' ? longBodyFor(model) : w.httpBody(kind, model)) };
+  // A conversation adds each message's role markers (~6 tokens with Qwen3's template): the mock
+  // engine's --max-model-len is sized from this count.
+  const wLong: typeof w = {
+    ...w,
+    longPromptTokens: w.longPromptTokens + (nMessages > 1 ? nMessages * 8 : 0),
+    httpBody: (kind, model) => (kind === 'long' ? longBodyFor(model) : w.httpBody(kind, model)),
+  };
   gw = await gwMod.startGateway(opts, join(dir, 'gw'), wLong, values.ceiling);
   const gwPort = await apiPort(gw.pid);
   if (values.renice) renice([gw.pid, ...gw.cpu.filter((c) => c.name === 'engine').map((c) => c.pid as number), process.pid]);
