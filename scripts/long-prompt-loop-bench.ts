@@ -49,6 +49,10 @@ const { values } = parseArgs({
     // client at a higher priority (renice, needs root), so the loop figures show the gateway's own
     // turns rather than the scheduler's preemptions.
     renice: { type: 'boolean', default: false },
+    // The long requests ask for more tokens than the context leaves: the gateway does all its prompt
+    // work (parse, render, encode, count) and answers 400 before any ADD, so the engine does
+    // nothing for them. Tells the gateway's share of the paced streams' gap from the engine's.
+    'long-refused': { type: 'boolean', default: false },
   },
 });
 const log = (m: string) => process.stderr.write(`lp-bench: ${m}\n`);
@@ -77,6 +81,7 @@ function longBodyFor(model: string): (seq: number) => Buffer {
     messages: Array<{ role: string; content: string }>;
   };
   const text = one.messages[0].content;
+  if (values['long-refused']) (one as Record<string, unknown>).max_tokens = 1 << 20;
   return (seq) => {
     const body = { ...one };
     if (nMessages <= 1) {
