@@ -53,6 +53,8 @@ const { values } = parseArgs({
     // work (parse, render, encode, count) and answers 400 before any ADD, so the engine does
     // nothing for them. Tells the gateway's share of the paced streams' gap from the engine's.
     'long-refused': { type: 'boolean', default: false },
+    // A pause before each long request (ms): with --long-refused, the rate of accepted ones.
+    'long-pause-ms': { type: 'string', default: '0' },
   },
 });
 const log = (m: string) => process.stderr.write(`lp-bench: ${m}\n`);
@@ -163,7 +165,11 @@ try {
     const bg = gw.fn('background')!;
     const r = await runLongPrompt({
       background: bg,
-      long: (s, rec) => longFn(seq + s, rec),
+      long: async (s, rec) => {
+        const pause = Number(values['long-pause-ms']);
+        if (pause > 0) await new Promise((r) => setTimeout(r, pause));
+        return longFn(seq + s, rec);
+      },
       streams: nStreams,
       longConcurrency: 1,
       windowMs: Number(values.window) * 1000,
