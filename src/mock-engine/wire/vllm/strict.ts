@@ -51,6 +51,7 @@ export function expectMapEntries(v: TypedValue, path: string): Array<[TypedValue
 }
 
 export function expectIntArray(v: TypedValue, path: string): number[] {
+  if (v.t === 'array' && v.uints) return v.uints.slice();
   const items = expectArray(v, path);
   const out = new Array<number>(items.length);
   for (let i = 0; i < items.length; i++) {
