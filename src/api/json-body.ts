@@ -1,6 +1,7 @@
 import { jsonParseError } from '../pipeline/errors.js';
 import { jsonDepthProblem } from '../util/json-depth.js';
 import { parseJsonText } from '../pipeline/chat-prompt/template-compiler/python-json.js';
+import { LARGE_BODY_CHARS, parseLargeJsonBody } from './large-json-body.js';
 
 export { parseJsonText };
 
@@ -12,6 +13,8 @@ export async function readJsonBody(request: Request): Promise<unknown> {
   const type = request.headers.get('content-type') ?? '';
   if (!type.toLowerCase().includes('application/json')) throw jsonParseError('Missing Content-Type: application/json header');
   const text = await request.text();
+  // A long prompt's body is parsed in slices that let the loop turn (large-json-body.ts).
+  if (text.length >= LARGE_BODY_CHARS) return parseLargeJsonBody(text);
   // Checked on the text, before a value exists that anything could walk (json-depth.ts).
   const tooDeep = jsonDepthProblem(text);
   if (tooDeep) throw jsonParseError(`JSON syntax error: ${tooDeep}`);

@@ -51,6 +51,14 @@ type FetchFn = (req: Request, env: HttpBindings) => Response | Promise<Response>
  */
 const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
+/**
+ * Connections the kernel queues until the loop accepts them. Node's default is 511: 4,000 streams
+ * opening together while the loop was busy overflowed it (119 got no response head within 38 s,
+ * their SYNs dropped and retried after 1, 3, 7... s). Linux clamps it to net.core.somaxconn
+ * (4096 by default since 5.4).
+ */
+const LISTEN_BACKLOG = 8192;
+
 function listen(fetch: FetchFn, host: string, port: number, maxConnections: number, log?: Logger): Promise<Server> {
   // The Node request/response go on as the app's bindings, so streams can write to the socket.
   // A burst of arrivals is spread over event-loop turns (util/fair-turn.ts).
@@ -68,7 +76,7 @@ function listen(fetch: FetchFn, host: string, port: number, maxConnections: numb
   limitConnections(server, maxConnections, log);
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => {
+    server.listen({ port, host, backlog: LISTEN_BACKLOG }, () => {
       server.off('error', reject);
       resolve(server);
     });

@@ -5,6 +5,7 @@ import type { Decoder } from './detokenizer.js';
 import { isHarmonyModel } from './harmony/detect.js';
 import type { PromptPool } from './prompt-pool/pool.js';
 import { startPromptPool } from './prompt-pool/start.js';
+import { primePromptBound } from './prompt-length-bound.js';
 import { loadTokenizer, type LoadedTokenizer } from './tokenizer/index.js';
 
 /** What the pipeline keeps per served model: its tokenizer and compiled chat template. */
@@ -30,6 +31,7 @@ export async function loadModelContext(src: TokenizerSource, logger?: Logger): P
   const tokenizer = await loadTokenizer(src.source, src.chatTemplate ? { chatTemplate: src.chatTemplate } : {});
   // Build the byte-level decode table now (~50 ms for a 150k vocab) rather than on the first request.
   (tokenizer as Decoder).byteLevelVocab?.();
+  primePromptBound(tokenizer);
   const config = tokenizer.modelConfig ?? {};
   const harmony =
     !src.chatTemplate &&

@@ -15,39 +15,65 @@ export const MAX_JSON_DEPTH = 128;
 const STRUCTURAL = /["[\]{}]/g;
 const IN_STRING = /["\\]/g;
 
+/** Where a depth scan stands: resumable, so a long text can be scanned a slice at a time. */
+export interface DepthScan {
+  /** Next offset to look at. */
+  i: number;
+  depth: number;
+  /** Whether `i` is inside a string (past its opening quote). */
+  inString: boolean;
+}
+
 /**
  * The offset of the first `[` or `{` that opens the `limit`-th nested container, or -1. A linear
  * scan of the text (regexes jump over string contents and scalars), run before JSON.parse so no
  * deep value is ever built; malformed text is left for JSON.parse to report.
  */
 export function tooDeepAt(text: string, limit = MAX_JSON_DEPTH): number {
-  let depth = 0;
-  let i = 0;
-  for (;;) {
+  return scanDepth(text, { i: 0, depth: 0, inString: false }, limit, Infinity) as number;
+}
+
+/**
+ * `tooDeepAt` from `scan` on: the offset (or -1) once settled, or null when `until`
+ * (performance.now()) passed first and `scan` holds where to resume. The clock is read every 64
+ * matches, so a slice overruns `until` by microseconds at most.
+ */
+export function scanDepth(text: string, scan: DepthScan, limit: number, until: number): number | null {
+  let depth = scan.depth;
+  let i = scan.i;
+  let inString = scan.inString;
+  for (let n = 1; ; n++) {
+    if ((n & 63) === 0 && performance.now() >= until) {
+      scan.i = i;
+      scan.depth = depth;
+      scan.inString = inString;
+      return null;
+    }
+    if (inString) {
+      // i is past the opening quote: the next quote or backslash decides.
+      IN_STRING.lastIndex = i;
+      const s = IN_STRING.exec(text);
+      if (s === null) return -1;
+      if (text.charCodeAt(s.index) === 0x5c) {
+        i = s.index + 2;
+      } else {
+        i = s.index + 1;
+        inString = false;
+      }
+      continue;
+    }
     STRUCTURAL.lastIndex = i;
     const m = STRUCTURAL.exec(text);
     if (m === null) return -1;
     const at = m.index;
     const c = text.charCodeAt(at);
+    i = at + 1;
     if (c === 0x22) {
-      let j = at + 1;
-      for (;;) {
-        IN_STRING.lastIndex = j;
-        const s = IN_STRING.exec(text);
-        if (s === null) return -1;
-        if (text.charCodeAt(s.index) === 0x5c) {
-          j = s.index + 2;
-          continue;
-        }
-        i = s.index + 1;
-        break;
-      }
+      inString = true;
     } else if (c === 0x5b || c === 0x7b) {
       if (++depth >= limit) return at;
-      i = at + 1;
     } else {
       depth--;
-      i = at + 1;
     }
   }
 }

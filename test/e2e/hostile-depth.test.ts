@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Rig, startRig } from './support/rig.js';
+import { jsonDepthProblem } from '../../src/util/json-depth.js';
 
 /** `depth` nested objects around a 1 as JSON text: `{"a":{"a":…1…}}`. */
 const deepObject = (depth: number) => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
@@ -126,6 +127,23 @@ describe('hostile nesting (e2e)', () => {
     expect(ok.status).toBe(200);
     const refused = await post('/v1/chat/completions', bodyWith({ model: rig.model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 2, x: '<DEEP>' }, deepArray(127)));
     expectOpenAi400(refused, /^JSON syntax error: recursion limit exceeded at line 1 column \d+$/);
+  });
+
+  it('a body over 64K characters (parsed a slice per turn) gets the same answers: refusal text and column, a long prompt served', async () => {
+    const model = rig.model;
+    const pad = 'lorem ipsum dolor '.repeat(5000);
+    const deep = bodyWith({ model, messages: [{ role: 'user', content: pad }], user: '<DEEP>' }, deepArray(200));
+    expect(deep.length).toBeGreaterThan(64 * 1024);
+    expectOpenAi400(await post('/v1/chat/completions', deep), new RegExp(`^JSON syntax error: ${jsonDepthProblem(deep)}$`));
+    // Floats (temperature) make the body keep its Python form; the prompt (within the rig's 4,096
+    // tokens: the body is long by its JSON whitespace) is counted as a short body's would be.
+    const long = { model, messages: [{ role: 'user', content: pad.slice(0, 6000) }], max_tokens: 1, temperature: 0.7 };
+    const spaced = `{${' '.repeat(70_000)}${JSON.stringify(long).slice(1)}`;
+    const served = await post('/v1/chat/completions', spaced);
+    expect(served.status, JSON.stringify(served.body).slice(0, 300)).toBe(200);
+    const counted = await post('/tokenize', JSON.stringify({ model, messages: long.messages, add_special_tokens: false }));
+    expect((served.body.usage as { prompt_tokens: number }).prompt_tokens).toBe((counted.body as { count: number }).count);
+    expect((counted.body as { count: number }).count).toBeGreaterThan(1000);
   });
 
   it('Responses metadata is held to OpenAI’s bounds: 16 string pairs, keys ≤ 64, values ≤ 512 characters', async () => {

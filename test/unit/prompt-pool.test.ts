@@ -19,6 +19,7 @@ import {
   encodePromptText,
   FAST_ON_LOOP_MAX_CHARS,
   TEXT_OFF_LOOP_MIN_CHARS,
+  WAIT_FOR_THREAD_MIN_CHARS,
 } from '../../src/pipeline/prompt-pool/encode-prompt.js';
 import type { PromptPool, PromptPoolEvent } from '../../src/pipeline/prompt-pool/pool.js';
 import { startPromptPool } from '../../src/pipeline/prompt-pool/start.js';
@@ -74,6 +75,13 @@ describe('a started pool', () => {
     expect(await pool.encodeText('')).toEqual([]);
     const request = { messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: BIG }] };
     expect(await pool.encodeChat(request)).toEqual(tok.encode(template.render(request), false));
+  });
+
+  it("hands a long prompt's ids back (converted a slice per turn): the same ids", async () => {
+    const long = BIG.repeat(40);
+    const want = tok.encode(long, false);
+    expect(want.length).toBeGreaterThan(2 * 32_768);
+    expect(await pool.encodeText(long)).toEqual(want);
   });
 
   it('hands back a request it cannot send to a thread (not cloneable)', () => {
@@ -196,6 +204,36 @@ describe('without a ready thread', () => {
       const request = { messages: [{ role: 'user', content: BIG }] };
       expect(await encodeChatPrompt({ tokenizer: tok, pool }, template, request)).toEqual(tok.encode(template.render(request), false));
       expect(await encodePromptText({ tokenizer: tok, pool }, BIG)).toEqual(tok.encode(BIG, false));
+      // Nor a long one: threads that keep failing are not waited for.
+      const long = BIG.repeat(8);
+      const t0 = performance.now();
+      expect(await encodePromptText({ tokenizer: tok, pool }, long)).toEqual(tok.encode(long, false));
+      expect(performance.now() - t0).toBeLessThan(5000);
+    } finally {
+      await pool.close();
+    }
+  }, 60_000);
+
+  it('a long prompt waits for a thread that is still starting instead of holding the loop', async () => {
+    const pool = startPromptPool(tok, template, { size: 1 });
+    let onLoop = 0;
+    const counting = { encode: (t: string, s?: boolean) => (onLoop++, tok.encode(t, s)), encoder: 'fast' as const };
+    try {
+      expect(pool.readyCount).toBe(0);
+      const long = BIG.repeat(8);
+      expect(long.length).toBeGreaterThanOrEqual(WAIT_FOR_THREAD_MIN_CHARS);
+      const request = { messages: [{ role: 'user', content: long }] };
+      const [text, chat] = await Promise.all([
+        encodePromptText({ tokenizer: counting, pool }, long),
+        encodeChatPrompt({ tokenizer: { ...counting, encoder: 'js' as const }, pool }, template, request),
+      ]);
+      expect(text).toEqual(tok.encode(long, false));
+      expect(chat).toEqual(tok.encode(template.render(request), false));
+      expect(onLoop).toBe(0);
+      // A closed pool is not waited for: the loop does it.
+      await pool.close();
+      expect(await encodePromptText({ tokenizer: counting, pool }, long)).toEqual(tok.encode(long, false));
+      expect(onLoop).toBe(1);
     } finally {
       await pool.close();
     }

@@ -19,6 +19,24 @@ describe('writer', () => {
     expect(readTyped(encodeWith((w) => w.int(n)))).toEqual({ t: 'int', v: n });
   });
 
+  it('uintArray writes what the library writes for each id, from a small buffer, and refuses what int refuses', () => {
+    const uints = ints.filter((n) => n >= 0);
+    // A long run (the buffer grows past its start size mid-array) with every size class mixed in.
+    const long = Array.from({ length: 70_000 }, (_, i) => uints[i % uints.length]);
+    for (const values of [[], uints, long, [...long, 2 ** 40, 1, 2 ** 32 - 1]]) {
+      const w = new MsgpackWriter(16);
+      expect(w.uintArray(values).toBuffer().toString('hex')).toBe(libHex(values));
+    }
+    // intArray: the same for ids, and negatives in int's own forms.
+    const signed = [...long, ...ints];
+    expect(new MsgpackWriter(16).intArray(signed).toBuffer().toString('hex')).toBe(libHex(signed));
+    expect(() => new MsgpackWriter().intArray([1, 2.5])).toThrow(/not a safe integer/);
+    expect(() => new MsgpackWriter().uintArray([1, -1])).toThrow(/msgpack uint: -1 is negative/);
+    expect(() => new MsgpackWriter().uintArray([1, Number.NaN])).toThrow(/msgpack uint: NaN/);
+    expect(() => new MsgpackWriter().uintArray([1, 2.5])).toThrow(/not a safe integer/);
+    expect(() => new MsgpackWriter().uintArray([2 ** 53])).toThrow(/not a safe integer/);
+  });
+
   it('refuses non-integers and unsafe integers as int', () => {
     expect(() => new MsgpackWriter().int(1.5)).toThrow(RangeError);
     expect(() => new MsgpackWriter().int(2 ** 53)).toThrow(RangeError);

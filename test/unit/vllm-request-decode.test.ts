@@ -81,6 +81,18 @@ describe('strict ADD decoding accepts what msgspec accepts', () => {
     expect(short).toMatchObject({ fieldCount: 9, clientIndex: 0, priority: 0, resumable: false, abortImmediately: false });
   });
 
+  it('a long prompt of ids in every uint form decodes to the ids; a stray float or negative among them is refused at its index', () => {
+    const ids = Array.from({ length: 1000 }, (_, i) => [0, 127, 128, 255, 256, 65535, 65536, 151_000, 2 ** 32 - 1][i % 9]);
+    const ok = accepted(add(addPayload({ 1: (w) => w.uintArray(ids) })));
+    expect(ok.promptTokenIds).toEqual(ids);
+    const ints = (w: MsgpackWriter, xs: number[]) => xs.forEach((x) => w.int(x));
+    const withFloat = addPayload({ 1: (w) => (ints(w.arrayHeader(1000), ids.slice(0, 500)), ints(w.float64(2), ids.slice(0, 499))) });
+    expect(add(withFloat)).toMatchObject({ kind: 'input_dead', reason: expect.stringContaining('Expected `int`, got `float` - at `$[1][500]`') });
+    // Negative ids are ints to msgspec (the engine's own checks come later): kept as they are.
+    const withNegative = accepted(add(addPayload({ 1: (w) => (ints(w.arrayHeader(300), ids.slice(0, 299)), w.int(-5)) })));
+    expect(withNegative.promptTokenIds?.slice(-2)).toEqual([ids[298], -5]);
+  });
+
   it('ints for floats, float32 values, unknown keys', () => {
     const r = accepted(
       add(addWithSampling(sampling((w) => w.str('temperature').int(1).str('top_p').float32(0.5).str('future_knob').str('x'), 3))),

@@ -22,6 +22,13 @@ import { tracePhase } from '../../tracing/request-trace.js';
 
 export const TEXT_OFF_LOOP_MIN_CHARS = 128;
 export const FAST_ON_LOOP_MAX_CHARS = 1024;
+/**
+ * A text this long (~4k tokens: about 1 ms of encoding on the loop with the fast encoder, 15 ms
+ * with the JS library) waits for a prompt thread that is still starting rather than being encoded
+ * on the loop; THREAD_START_WAIT_MS bounds the wait (a thread starts in ~0.3-2 s).
+ */
+export const WAIT_FOR_THREAD_MIN_CHARS = 16_384;
+const THREAD_START_WAIT_MS = 15_000;
 
 export interface PromptEncoding {
   tokenizer: Pick<LoadedTokenizer, 'encode' | 'encoder'>;
@@ -50,7 +57,10 @@ export async function encodeChatPrompt(enc: PromptEncoding, template: ChatTempla
     }
   }
   // On a prompt thread the render and the encode are one message: one `template` span covers both.
-  const offLoop = enc.pool?.encodeChat(request);
+  let offLoop = enc.pool?.encodeChat(request);
+  if (!offLoop && enc.pool && textLength(request.messages) >= WAIT_FOR_THREAD_MIN_CHARS && (await enc.pool.readySoon(THREAD_START_WAIT_MS))) {
+    offLoop = enc.pool.encodeChat(request);
+  }
   const ids = offLoop ? await tracePhase('template', () => afterFairTurn(offLoop)) : null;
   if (ids) return ids;
   const text = tracePhase('template', () => template.render(request));
@@ -77,7 +87,10 @@ function textLength(value: unknown): number {
 export async function encodePromptText(enc: PromptEncoding, text: string): Promise<number[]> {
   if (enc.limit) refuseSurelyTooLong(enc.limit.tokenizer, text, enc.limit.maxModelLen);
   const onLoopBelow = enc.tokenizer.encoder === 'fast' ? FAST_ON_LOOP_MAX_CHARS : TEXT_OFF_LOOP_MIN_CHARS;
-  const offLoop = text.length >= onLoopBelow ? enc.pool?.encodeText(text) : null;
+  let offLoop = text.length >= onLoopBelow ? enc.pool?.encodeText(text) : null;
+  if (!offLoop && enc.pool && text.length >= WAIT_FOR_THREAD_MIN_CHARS && (await enc.pool.readySoon(THREAD_START_WAIT_MS))) {
+    offLoop = enc.pool.encodeText(text);
+  }
   const ids = offLoop ? await afterFairTurn(offLoop) : null;
   return ids ?? enc.tokenizer.encode(text, false);
 }

@@ -14,10 +14,61 @@ import { toJSON } from './json.js';
 import { FloatBox, PyDict } from './values.js';
 
 const INTEGER_KEY = /^(0|[1-9]\d*)$/;
+/** Inside a string only the closing quote and escapes matter. */
+const STRING_STOP = /["\\]/g;
+
+const STRUCTURAL = /["[\]{}]/g;
+
+/**
+ * The offset just past the container opening at `i` (a `{` or `[`), or -1 when the scan reaches
+ * `stop` (or the end) first. Strings are jumped over natively (STRING_STOP).
+ */
+function containerEnd(s: string, i: number, stop: number): number {
+  let depth = 0;
+  let j = i;
+  for (;;) {
+    STRUCTURAL.lastIndex = j;
+    const m = STRUCTURAL.exec(s);
+    if (m === null || m.index >= stop) return -1;
+    const at = m.index;
+    const c = s.charCodeAt(at);
+    if (c === 34) {
+      let k = at + 1;
+      for (;;) {
+        STRING_STOP.lastIndex = k;
+        const q = STRING_STOP.exec(s);
+        if (q === null) return -1;
+        if (s.charCodeAt(q.index) === 92) {
+          k = q.index + 2;
+          continue;
+        }
+        j = q.index + 1;
+        break;
+      }
+    } else if (c === 123 || c === 91) {
+      depth++;
+      j = at + 1;
+    } else {
+      depth--;
+      j = at + 1;
+      if (depth === 0) return j;
+    }
+  }
+}
 
 class Parser {
   private i = 0;
-  constructor(private readonly s: string) {}
+  /** Index into `lossy` of the first offset not yet passed. */
+  private li = 0;
+  /**
+   * @param lossy when given: the sorted offsets of every token JSON.parse would change (see
+   *   lossyTokensFrom). A container holding none of them is taken from the JSON.parse value passed
+   *   alongside (its Python form is the same), found by a native scan instead of being parsed.
+   */
+  constructor(
+    private readonly s: string,
+    private readonly lossy: readonly number[] | null = null,
+  ) {}
 
   fail(): never {
     const at = this.i < this.s.length ? `at position ${this.i}` : 'at end of input';
@@ -35,14 +86,14 @@ class Parser {
     this.i = i;
   }
 
-  value(): unknown {
+  value(plain?: unknown): unknown {
     this.ws();
     const c = this.s[this.i];
     switch (c) {
       case '{':
-        return this.object();
       case '[':
-        return this.array();
+        if (this.lossy && this.skipPlain()) return plain;
+        return c === '{' ? this.object(plain) : this.array(plain);
       case '"':
         return this.string();
       case 't':
@@ -70,14 +121,16 @@ class Parser {
     const s = this.s;
     let j = this.i + 1;
     let escaped = false;
+    // The regex jumps to the next quote or backslash natively: a long prompt's string (600 KB for
+    // 131k tokens) was walked a char at a time, ~3 ms of the 4 ms this parse took.
     for (;;) {
-      const c = s.charCodeAt(j);
-      if (Number.isNaN(c)) this.fail();
-      if (c === 34) break;
-      if (c === 92) {
-        escaped = true;
-        j += 2;
-      } else j++;
+      STRING_STOP.lastIndex = j;
+      const m = STRING_STOP.exec(s);
+      if (m === null) this.fail();
+      j = m.index;
+      if (s.charCodeAt(j) === 34) break;
+      escaped = true;
+      j += 2;
     }
     const raw = s.slice(this.i, j + 1);
     this.i = j + 1;
@@ -101,16 +154,31 @@ class Parser {
     return Number.isInteger(x) ? new FloatBox(x) : x;
   }
 
-  array(): unknown[] {
+  /**
+   * At a container: when it ends before the next lossy token, moves past it and returns true.
+   * The scan stops at that token, so a container that holds one costs only the way to it.
+   */
+  skipPlain(): boolean {
+    const lossy = this.lossy!;
+    while (this.li < lossy.length && lossy[this.li] < this.i) this.li++;
+    const stop = this.li < lossy.length ? lossy[this.li] : this.s.length;
+    const end = containerEnd(this.s, this.i, stop);
+    if (end < 0) return false;
+    this.i = end;
+    return true;
+  }
+
+  array(plain?: unknown): unknown[] {
     this.i++;
     const out: unknown[] = [];
+    const items = Array.isArray(plain) ? plain : null;
     this.ws();
     if (this.s[this.i] === ']') {
       this.i++;
       return out;
     }
     for (;;) {
-      out.push(this.value());
+      out.push(this.value(items?.[out.length]));
       this.ws();
       const c = this.s[this.i++];
       if (c === ']') return out;
@@ -118,9 +186,10 @@ class Parser {
     }
   }
 
-  object(): unknown {
+  object(plain?: unknown): unknown {
     this.i++;
     const entries = new Map<string, unknown>();
+    const fields = typeof plain === 'object' && plain !== null && !Array.isArray(plain) ? (plain as Record<string, unknown>) : null;
     this.ws();
     if (this.s[this.i] === '}') {
       this.i++;
@@ -132,7 +201,7 @@ class Parser {
       const key = this.string();
       this.ws();
       if (this.s[this.i++] !== ':') this.fail();
-      entries.set(key, this.value());
+      entries.set(key, this.value(fields && Object.hasOwn(fields, key) ? fields[key] : undefined));
       this.ws();
       const c = this.s[this.i++];
       if (c === '}') break;
@@ -144,8 +213,8 @@ class Parser {
     return out;
   }
 
-  parse(): unknown {
-    const v = this.value();
+  parse(plain?: unknown): unknown {
+    const v = this.value(plain);
     this.ws();
     if (this.i !== this.s.length) throw new SyntaxError(`Extra data: position ${this.i}`);
     return v;
@@ -186,19 +255,55 @@ export function losesPythonForm(text: string): boolean {
       if (depth === 0 && c === 0x5b) counts = 1;
       depth++;
     } else if (c === 0x7d || c === 0x5d) depth--;
-    else if (depth < counts) continue;
-    else if (c === 0x22) {
-      if (m[1] !== undefined && /^"(0|[1-9]\d*|__proto__)"/.test(t)) return true;
-    } else if (t.includes('.') || t.includes('e') || t.includes('E') || t.length > 15) return true;
+    else if (depth >= counts && isLossy(m)) return true;
   }
   return false;
+}
+
+/** What a scan for lossy tokens found so far (lossyTokensFrom). */
+export interface LossyScan {
+  /** Whether JSON.parse loses anything (losesPythonForm). */
+  lossy: boolean;
+  /**
+   * Offsets of the lossy tokens and of every `-0` (JSON.parse keeps -0, Python's int has no sign),
+   * where keepPythonForm must parse rather than reuse the JSON.parse value: sorted.
+   */
+  stops: number[];
+}
+
+/**
+ * The lossy tokens of `text` from offset `from` (a token boundary: 0 or what a previous call
+ * returned), recorded in `scan`: null once the end is reached, or the offset to resume at when
+ * `until` (performance.now()) passed first, so a long body can be scanned a slice at a time
+ * (api/large-json-body.ts). The clock is read every 64 tokens.
+ */
+export function lossyTokensFrom(text: string, from: number, until: number, scan: LossyScan): number | null {
+  TOKENS.lastIndex = from;
+  let n = 0;
+  for (let m = TOKENS.exec(text); m !== null; m = TOKENS.exec(text)) {
+    if (isLossy(m)) {
+      scan.lossy = true;
+      scan.stops.push(m.index);
+    } else if (m[0] === '-0') {
+      scan.stops.push(m.index);
+    }
+    if ((++n & 63) === 0 && performance.now() >= until) return TOKENS.lastIndex;
+  }
+  return null;
+}
+
+function isLossy(m: RegExpExecArray): boolean {
+  const t = m[0];
+  if (t.charCodeAt(0) === 34) return m[1] !== undefined && /^"(0|[1-9]\d*|__proto__)"/.test(t);
+  return t.includes('.') || t.includes('e') || t.includes('E') || t.length > 15;
 }
 
 /** The Python form of each parsed object/array, keyed by the JSON.parse value it stands beside. */
 const PYTHON_FORM = new WeakMap<object, unknown>();
 
 function pair(plain: unknown, python: unknown): void {
-  if (typeof plain !== 'object' || plain === null) return;
+  // `python` is `plain` itself where the parse took a container without lossy tokens as it was.
+  if (typeof plain !== 'object' || plain === null || plain === python) return;
   PYTHON_FORM.set(plain, python);
   if (Array.isArray(plain)) {
     const items = python as unknown[];
@@ -214,6 +319,16 @@ export function parseJsonText(text: string): unknown {
   const value = JSON.parse(text) as unknown;
   if (typeof value === 'object' && value !== null && losesPythonForm(text)) pair(value, parsePythonJson(text));
   return value;
+}
+
+/**
+ * Records the Python form of `value` (JSON.parse of `text`), as parseJsonText does when it must,
+ * given LossyScan.stops (lossyTokensFrom): only the containers on the way to a stop
+ * are parsed again (a long conversation's 2,000 messages are not, when only `temperature` is lossy).
+ */
+export function keepPythonForm(value: unknown, text: string, stops: readonly number[]): void {
+  const parser = new Parser(text, stops);
+  pair(value, parser.parse(value));
 }
 
 /**
