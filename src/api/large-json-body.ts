@@ -11,7 +11,7 @@
  */
 import { jsonParseError } from '../pipeline/errors.js';
 import { MAX_JSON_DEPTH, depthErrorText, scanDepth, type DepthScan } from '../util/json-depth.js';
-import { keepPythonForm, lossyTokensFrom, type LossyScan } from '../pipeline/chat-prompt/template-compiler/python-json.js';
+import { keepPythonForm, lossyTokensFrom, newLossyScan } from '../pipeline/chat-prompt/template-compiler/python-json.js';
 
 /** Bodies of at least this many characters take this path (smaller ones parse in well under 1 ms). */
 export const LARGE_BODY_CHARS = 64 * 1024;
@@ -38,7 +38,7 @@ export async function parseLargeJsonBody(text: string): Promise<unknown> {
     throw jsonParseError(`JSON syntax error: ${(err as Error).message}`);
   }
   if (typeof value !== 'object' || value === null) return value;
-  const scan: LossyScan = { lossy: false, stops: [] };
+  const scan = newLossyScan();
   let resume: number | null = 0;
   while (resume !== null) {
     await nextTurn();

@@ -244,20 +244,13 @@ const TOKENS = /"[^"\\]*(?:\\.[^"\\]*)*"(\s*:)?|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?
  * `"temperature": 0.7`) needs no second, Python-exact parse (it cost ~9 µs a request).
  */
 export function losesPythonForm(text: string): boolean {
-  TOKENS.lastIndex = 0;
-  let depth = 0;
-  // Depth of the values that count: inside a top-level object's members; any depth under an array.
-  let counts = 2;
-  for (let m = TOKENS.exec(text); m !== null; m = TOKENS.exec(text)) {
-    const t = m[0];
-    const c = t.charCodeAt(0);
-    if (c === 0x7b || c === 0x5b) {
-      if (depth === 0 && c === 0x5b) counts = 1;
-      depth++;
-    } else if (c === 0x7d || c === 0x5d) depth--;
-    else if (depth >= counts && isLossy(m)) return true;
-  }
-  return false;
+  const scan = newLossyScan();
+  lossyTokensFrom(text, 0, Infinity, scan, true);
+  return scan.lossy;
+}
+
+export function newLossyScan(): LossyScan {
+  return { lossy: false, stops: [], depth: 0, counts: 2 };
 }
 
 /** What a scan for lossy tokens found so far (lossyTokensFrom). */
@@ -269,6 +262,13 @@ export interface LossyScan {
    * where keepPythonForm must parse rather than reuse the JSON.parse value: sorted.
    */
   stops: number[];
+  /** Bracket nesting where the scan stopped. */
+  depth: number;
+  /**
+   * Depth from which a lossy token counts: 2 (inside a top-level object's members) or 1 (anything
+   * under a top-level array). Templates see the Python form of nested values only.
+   */
+  counts: number;
 }
 
 /**
@@ -277,12 +277,22 @@ export interface LossyScan {
  * `until` (performance.now()) passed first, so a long body can be scanned a slice at a time
  * (api/large-json-body.ts). The clock is read every 64 tokens.
  */
-export function lossyTokensFrom(text: string, from: number, until: number, scan: LossyScan): number | null {
+export function lossyTokensFrom(text: string, from: number, until: number, scan: LossyScan, firstOnly = false): number | null {
   TOKENS.lastIndex = from;
   let n = 0;
   for (let m = TOKENS.exec(text); m !== null; m = TOKENS.exec(text)) {
-    if (isLossy(m)) {
-      scan.lossy = true;
+    const c = m[0].charCodeAt(0);
+    if (c === 0x7b || c === 0x5b) {
+      if (scan.depth === 0 && c === 0x5b) scan.counts = 1;
+      scan.depth++;
+    } else if (c === 0x7d || c === 0x5d) {
+      scan.depth--;
+    } else if (isLossy(m)) {
+      // Stops at every depth (the re-parse then matches parsePythonJson's), lossy only nested.
+      if (scan.depth >= scan.counts) {
+        scan.lossy = true;
+        if (firstOnly) return null;
+      }
       scan.stops.push(m.index);
     } else if (m[0] === '-0') {
       scan.stops.push(m.index);
