@@ -57,50 +57,9 @@ function tee(a: NodeJS.WritableStream, b: NodeJS.WritableStream): NodeJS.Writabl
  * The one logger of the process. Plain `LEVEL message key=value` lines by default (readable in a
  * terminal and in CI logs); `--log-json` switches to pino's JSON lines.
  */
-/**
- * Lines for the process's stdout, written once per event-loop turn: at `info` every request writes
- * an access-log line, and a write(2) per line (stdout pipes and files are synchronous in Node) cost
- * a tenth of a short request's CPU at C=64. Lines keep their order; what is pending when the
- * process exits (process.exit, an uncaught exception) is written by the 'exit' listener, where
- * stdout writes are still synchronous.
- */
-class StdoutPerTurn {
-  private pending: string[] = [];
-  private scheduled = false;
-  private readonly flush = () => {
-    this.scheduled = false;
-    if (this.pending.length === 0) return;
-    const text = this.pending.length === 1 ? this.pending[0] : this.pending.join('');
-    this.pending = [];
-    process.stdout.write(text);
-  };
-
-  constructor() {
-    process.on('exit', this.flush);
-  }
-
-  write(chunk: string | Uint8Array): boolean {
-    this.pending.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
-    if (!this.scheduled) {
-      this.scheduled = true;
-      setImmediate(this.flush);
-    }
-    return true;
-  }
-}
-
-let stdoutPerTurn: StdoutPerTurn | null = null;
-
-/** One for the process, so lines of every logger on stdout stay in the order they were logged. */
-function stdoutLines(): NodeJS.WritableStream {
-  stdoutPerTurn ??= new StdoutPerTurn();
-  return stdoutPerTurn as unknown as NodeJS.WritableStream;
-}
-
 export function createLogger(opts: LoggerOptions = {}): Logger {
   const level = opts.level ?? process.env.SMG_LOG_LEVEL ?? 'info';
-  const given = opts.destination ?? process.stdout;
-  const out = given === process.stdout ? stdoutLines() : given;
+  const out = opts.destination ?? process.stdout;
   const dest = opts.logDir ? tee(out, new DailyLogFile(opts.logDir)) : out;
   if (opts.json) return pino({ level, base: undefined }, dest as pino.DestinationStream);
   return pino(
