@@ -42,34 +42,44 @@ function sourceKey() {
   return h.digest('hex').slice(0, 16);
 }
 
+/**
+ * Bundles the CLI's entry points into `outdir` (ROOT/.build/<dir>: modules find the package's own
+ * files as `new URL('../../bin/…', import.meta.url)`, as from src/<dir>/). Shared with the test
+ * suite's per-run build (test/support/prebuilt-cli.ts).
+ */
+export async function buildCli(outdir, { sourcemap = false, logLevel = 'warning' } = {}) {
+  const { build } = await import('esbuild');
+  await build({
+    entryPoints: {
+      main: join(ROOT, 'src/cli/main.ts'),
+      'mock-engine': join(ROOT, 'src/mock-engine/cli.ts'),
+      'prompt-worker': join(ROOT, 'src/pipeline/prompt-pool/prompt-worker.ts'),
+    },
+    outdir,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    packages: 'external',
+    sourcemap,
+    logLevel,
+  });
+  // The prompt pool starts its threads from `./worker-entry.mjs` beside the module that holds it
+  // (in the sources, a file that registers tsx first); in the bundle every chunk sits in `outdir`.
+  writeFileSync(join(outdir, 'worker-entry.mjs'), "await import('./prompt-worker.js');\n");
+}
+
 /** The directory of a ready bundle, or null (the caller then loads the sources through tsx). */
 export async function cachedBundle() {
   try {
     const dir = join(BUILD, `cli-${sourceKey()}`);
     if (existsSync(join(dir, 'ready'))) return dir;
-    const { build } = await import('esbuild');
     mkdirSync(BUILD, { recursive: true });
     // Built beside, then renamed into place: a process starting meanwhile never sees half a bundle.
     const tmp = `${dir}.tmp-${process.pid}`;
     rmSync(tmp, { recursive: true, force: true });
-    await build({
-      entryPoints: {
-        main: join(ROOT, 'src/cli/main.ts'),
-        'mock-engine': join(ROOT, 'src/mock-engine/cli.ts'),
-        'prompt-worker': join(ROOT, 'src/pipeline/prompt-pool/prompt-worker.ts'),
-      },
-      outdir: tmp,
-      bundle: true,
-      splitting: true,
-      format: 'esm',
-      platform: 'node',
-      target: 'node20',
-      packages: 'external',
-      sourcemap: true,
-      logLevel: 'silent',
-    });
-    // The prompt pool starts its threads from `./worker-entry.mjs` beside the module that holds it.
-    writeFileSync(join(tmp, 'worker-entry.mjs'), "await import('./prompt-worker.js');\n");
+    await buildCli(tmp, { sourcemap: true, logLevel: 'silent' });
     writeFileSync(join(tmp, 'ready'), '');
     try {
       renameSync(tmp, dir);

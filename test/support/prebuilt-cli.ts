@@ -8,8 +8,8 @@
  * The bundle must sit two directories below the project root: modules find the package's own
  * files as `new URL('../../bin/…', import.meta.url)` relative to where they live in src/.
  */
-import { build } from 'esbuild';
-import { readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
+import { buildCli } from '../../bin/bundle.js';
 import { join } from 'node:path';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -36,23 +36,6 @@ function removeAbandoned(buildDir: string): void {
 export async function buildPrebuiltCli(): Promise<{ dir: string; remove: () => void }> {
   removeAbandoned(join(ROOT, '.build'));
   const dir = join(ROOT, '.build', `smg-${process.pid}`);
-  await build({
-    entryPoints: {
-      main: join(ROOT, 'src/cli/main.ts'),
-      'mock-engine': join(ROOT, 'src/mock-engine/cli.ts'),
-      'prompt-worker': join(ROOT, 'src/pipeline/prompt-pool/prompt-worker.ts'),
-    },
-    outdir: dir,
-    bundle: true,
-    splitting: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    packages: 'external',
-    logLevel: 'warning',
-  });
-  // The prompt pool starts its threads from `./worker-entry.mjs` beside the module that holds it
-  // (in the sources, a file that registers tsx first); in the bundle every chunk sits in `dir`.
-  writeFileSync(join(dir, 'worker-entry.mjs'), "await import('./prompt-worker.js');\n");
+  await buildCli(dir);
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
