@@ -10,6 +10,7 @@
  * depth refusal first, then JSON.parse's syntax error, then the Python form (python-json.ts).
  */
 import { jsonParseError } from '../pipeline/errors.js';
+import { laterTurn } from '../util/fair-turn.js';
 import { MAX_JSON_DEPTH, depthErrorText, scanDepth, type DepthScan } from '../util/json-depth.js';
 import { keepPythonForm, lossyTokensFrom, newLossyScan } from '../pipeline/chat-prompt/template-compiler/python-json.js';
 
@@ -19,7 +20,8 @@ export const LARGE_BODY_CHARS = 64 * 1024;
 /** The longest piece of scanning done in one turn (the fair-turn slice, util/fair-turn.ts). */
 const SLICE_MS = 1;
 
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+/** Each piece waits its turn with the other request work (a shared budget per turn). */
+const nextTurn = laterTurn;
 
 export async function parseLargeJsonBody(text: string): Promise<unknown> {
   const depth: DepthScan = { i: 0, depth: 0, inString: false };

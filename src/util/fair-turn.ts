@@ -42,6 +42,17 @@ export function fairTurn(): Promise<void> | null {
     }
     if (now - turnStart < SLICE_MS) return null;
   }
+  return laterTurn();
+}
+
+/**
+ * Waits its turn among the request work, first come first served, always. For the slices of work
+ * that is cut into pieces (a long body's scans, a long prompt's ids, a long prefix-index insert):
+ * a plain setImmediate per piece gave each its own budget, so pieces of two long prompts, the
+ * arrivals' work and the flush all ran in one check phase and added up to 6 ms turns (issue 30's
+ * 131k-token scenario); here they share the SLICE_MS each turn lets go.
+ */
+export function laterTurn(): Promise<void> {
   return new Promise<void>((resolve) => {
     waiting.push(resolve);
     // One release callback per waiter: callbacks queued together run back to back in one check

@@ -5,6 +5,7 @@
  * 500 and is replaced. An idle pool never keeps the process alive.
  */
 import { Worker } from 'node:worker_threads';
+import { laterTurn } from '../../util/fair-turn.js';
 import type { RenderRequest } from '../chat-prompt/chat-template.js';
 import { pythonJsonText } from '../chat-prompt/template-compiler/python-json.js';
 import { ChatTemplateError } from '../chat-prompt/chat-template-error.js';
@@ -70,17 +71,15 @@ function toNumbers(ids: Uint32Array): number[] | Promise<number[]> {
     for (let i = 0; i < ids.length; i++) out[i] = ids[i];
     return out;
   }
-  return new Promise((resolve) => {
-    let from = 0;
-    const slice = () => {
+  return (async () => {
+    for (let from = 0; from < ids.length; from += IDS_PER_TURN) {
+      // The first slice at once, the rest in turn with the other request work (util/fair-turn.ts).
+      if (from > 0) await laterTurn();
       const to = Math.min(ids.length, from + IDS_PER_TURN);
       for (let i = from; i < to; i++) out[i] = ids[i];
-      from = to;
-      if (from < ids.length) setImmediate(slice);
-      else resolve(out);
-    };
-    slice();
-  });
+    }
+    return out;
+  })();
 }
 
 export class PromptPool {

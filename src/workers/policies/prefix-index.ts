@@ -7,6 +7,7 @@
  * hits the engine cannot serve. The trailing partial block is keyed too, which keeps identical
  * short prompts sticky. Each worker keeps at most `maxBlocks` keys, least recently used evicted.
  */
+import { laterTurn } from '../../util/fair-turn.js';
 
 const BLOCK_TOKENS = 16;
 
@@ -81,7 +82,7 @@ export class ApproxPrefixIndex {
     this.pending.push({ workerId, chain, from: 0 });
     if (!this.draining) {
       this.draining = true;
-      setImmediate(this.drain);
+      void laterTurn().then(this.drain);
     }
   }
 
@@ -108,7 +109,7 @@ export class ApproxPrefixIndex {
     }
     if (this.pending.length > 0) {
       this.draining = true;
-      setImmediate(this.drain);
+      void laterTurn().then(this.drain);
     }
   };
 
