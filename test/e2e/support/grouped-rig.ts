@@ -33,8 +33,21 @@ export interface Gateway {
   stop(): Promise<void>;
 }
 
-/** Starts the gateway and waits until its HTTP server answers (not until a worker is ready). */
+/**
+ * Starts the gateway and waits until its HTTP server answers (not until a worker is ready). A free
+ * port can be taken by a parallel test before the gateway binds it: then it starts again on others.
+ */
 export async function startGateway(o: GatewayOptions = {}): Promise<Gateway> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startGatewayOnce(o);
+    } catch (err) {
+      if (attempt >= 3 || !/EADDRINUSE/.test((err as Error).message)) throw err;
+    }
+  }
+}
+
+async function startGatewayOnce(o: GatewayOptions): Promise<Gateway> {
   const dir = await mkdtemp(join(tmpdir(), 'smg-dp-'));
   const workerUrl = `ipc://${dir}/g0`;
   const [port, mport] = [await freeTcpPort(), await freeTcpPort()];
@@ -53,7 +66,12 @@ export async function startGateway(o: GatewayOptions = {}): Promise<Gateway> {
     await rm(dir, { recursive: true, force: true });
   };
   try {
-    await waitForOk('gateway liveness', `${base}/liveness`, 60_000, { detail: () => proc.output() });
+    // A gateway that exits (a port taken meanwhile) fails at once, not after the whole wait.
+    const died = proc.exited.then((st) => {
+      throw new Error(`gateway exited (${st.code ?? st.signal}) before it was live\n${proc.output()}`);
+    });
+    died.catch(() => {});
+    await Promise.race([waitForOk('gateway liveness', `${base}/liveness`, 60_000, { detail: () => proc.output() }), died]);
   } catch (err) {
     await stop();
     throw err;
