@@ -42,7 +42,7 @@ export class GatewayMetrics implements WorkerMetricsSink, RetryMetricsSink {
   readonly httpActive = { value: 0, inc(): void { this.value++; }, dec(): void { this.value--; } };
   readonly router: RouterMetrics;
   private readonly selection: FastCounter;
-  private readonly selectionChildren = new Map<string, Map<string, CounterChild>>();
+  private readonly selectionChildren = new Map<string, CounterChild>();
   private readonly healthChecks: Counter<'worker_type' | 'connection_mode' | 'runtime' | 'result'>;
   readonly workerErrors: Counter<'worker_type' | 'connection_mode' | 'runtime' | 'error_type'>;
   private readonly removedWorkers = new Map<string, string>();
@@ -138,17 +138,12 @@ export class GatewayMetrics implements WorkerMetricsSink, RetryMetricsSink {
   }
 
   selected(worker: Worker, model: string, policy: PolicyName): void {
-    // Once per request: the child is kept per (model, policy, runtime), no label object or key built.
-    const key = `${policy}\u0000${worker.runtime}`;
-    let byModel = this.selectionChildren.get(model);
-    if (!byModel) {
-      if (this.selectionChildren.size >= 1024) this.selectionChildren.clear();
-      this.selectionChildren.set(model, (byModel = new Map()));
-    }
-    let child = byModel.get(key);
+    // Once per request: the child is kept per (model, policy, runtime), no label object built.
+    const key = `${model}\u0000${policy}\u0000${worker.runtime}`;
+    let child = this.selectionChildren.get(key);
     if (!child) {
-      if (byModel.size >= 64) byModel.clear();
-      byModel.set(key, (child = this.selection.labels({ worker_type: WORKER_TYPE, connection_mode: ZMQ, model, policy, runtime: worker.runtime })));
+      if (this.selectionChildren.size >= 1024) this.selectionChildren.clear();
+      this.selectionChildren.set(key, (child = this.selection.labels({ worker_type: WORKER_TYPE, connection_mode: ZMQ, model, policy, runtime: worker.runtime })));
     }
     child.inc();
   }
