@@ -35,6 +35,8 @@ export interface BenchOptions {
   phases: PhaseGroup[];
   /** Concurrency of the max_tokens-1 phase and of the soak. */
   shortConcurrency: number;
+  /** Seconds the max_tokens-1 phase measures for at least (its own floor, above --min-time). */
+  shortSecs: number;
   /** Short requests in the RSS soak; 0 = no soak. */
   soakRequests: number;
   soakTimeCapSec: number;
@@ -147,6 +149,8 @@ Options:
   --phases LIST          short,generate,paced,arrivals,long-prompt (the default), soak,streaming,
                          prompt-cost, or all
   --short-concurrency N  Concurrency of the max_tokens-1 phase and the soak (default 64)
+  --short-secs S         The max_tokens-1 phase measures for at least S seconds (default 10): a 2 s
+                         window holds a GC cycle or two and read 3.3-5.8x the ceiling run to run
   --soak N               Short requests in the RSS soak (default 10000 to keep the default run
                          short; the issue's figure is for 100000; 0 = off). N done is printed
   --soak-time-cap S      Stop the soak after S seconds, whatever N (default 60)
@@ -235,6 +239,7 @@ export function parseBenchArgs(argv: string[]): BenchOptions | null {
       targets: { type: 'string' },
       phases: { type: 'string' },
       'short-concurrency': { type: 'string' },
+      'short-secs': { type: 'string' },
       soak: { type: 'string' },
       'soak-time-cap': { type: 'string' },
       'prompt-cost-requests': { type: 'string' },
@@ -310,6 +315,7 @@ export function parseBenchArgs(argv: string[]): BenchOptions | null {
     targets: TARGETS.filter((t) => targets.has(t)),
     phases: PHASE_GROUPS.filter((p) => phases.has(p)),
     shortConcurrency: int('short-concurrency', 64),
+    shortSecs: values['short-secs'] === undefined ? 10 : nonNeg(values['short-secs'], '--short-secs'),
     soakRequests: values.soak === undefined ? 10_000 : Math.floor(nonNeg(values.soak, '--soak')),
     soakTimeCapSec: values['soak-time-cap'] === undefined ? 60 : posNum(values['soak-time-cap'], '--soak-time-cap'),
     promptCostRequests: int('prompt-cost-requests', 40),

@@ -147,11 +147,12 @@ export async function runTarget(t: TargetHandle, opts: BenchOptions, groups: rea
   if (has('short')) {
     const c = opts.shortConcurrency;
     await warm('short', c, c, short);
-    log(`${name} max_tokens 1, C=${c}: measuring for ≥${opts.minPhaseSec}s`);
+    const secs = Math.max(opts.minPhaseSec, opts.shortSecs);
+    log(`${name} max_tokens 1, C=${c}: measuring for ≥${secs}s`);
     out.short = await measure(`max_tokens 1 C=${c}`, {
       concurrency: c,
       requests: opts.requests ?? Math.max(opts.minRequests, 8 * c),
-      minMs: opts.minPhaseSec * 1000,
+      minMs: secs * 1000,
       timeCapMs: opts.timeCapSec * 1000,
       run: short,
     });
