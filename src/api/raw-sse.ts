@@ -12,7 +12,7 @@
 import type { GenEvent, GenerationSink } from '../pipeline/events.js';
 import { type Flushable, scheduleFlush } from './flush-scheduler.js';
 import { FrameBytes } from './frame-bytes.js';
-import { type HeldHead, holdHead } from './head-hold.js';
+import { type HeldHead, type Hold, holdHead, letGo } from './head-hold.js';
 import { SSE_HEADERS, type SseEncoder } from './sse.js';
 import type { RawResponse } from './types.js';
 
@@ -41,6 +41,8 @@ const END_NOW_MAX = 16 * 1024;
 export class RawSseWriter implements GenerationSink, Flushable, HeldHead {
   /** The 200 is committed but waits for the first frames (or head-hold.ts's timer). */
   private headHeld = false;
+  /** The hold's queue entry while the head is held (let go of as soon as the head leaves). */
+  private hold: Hold | null = null;
   private readonly pending = new FrameBytes();
   /** Queued with the flush scheduler. */
   private scheduled = false;
@@ -68,13 +70,13 @@ export class RawSseWriter implements GenerationSink, Flushable, HeldHead {
   begin(): void {
     if (this.opts.lazyHead || this.raw.headersSent) return;
     this.headHeld = true;
-    holdHead(this);
+    this.hold = holdHead(this);
   }
 
   releaseHead(): void {
     if (!this.headHeld) return;
     if (this.raw.closed) {
-      this.headHeld = false;
+      this.unhold();
       return;
     }
     this.head();
@@ -182,7 +184,7 @@ export class RawSseWriter implements GenerationSink, Flushable, HeldHead {
           this.answerError(err, () => {});
         } else {
           if (this.headHeld) {
-            this.headHeld = false;
+            this.unhold();
             this.raw.writeHead(200, { ...SSE_HEADERS, ...this.opts.headers });
           }
           let frame = '';
@@ -202,8 +204,16 @@ export class RawSseWriter implements GenerationSink, Flushable, HeldHead {
     this.opts.onBroken?.(err);
   }
 
-  private head(): void {
+  private unhold(): void {
     this.headHeld = false;
+    if (this.hold !== null) {
+      letGo(this.hold);
+      this.hold = null;
+    }
+  }
+
+  private head(): void {
+    this.unhold();
     this.raw.writeHead(200, { ...SSE_HEADERS, ...this.opts.headers });
     const start = this.enc.start?.();
     if (start) this.send(start);

@@ -1,3 +1,5 @@
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { HEAD_HOLD_MS } from '../../src/api/head-hold.js';
 import { RawSseWriter } from '../../src/api/raw-sse.js';
@@ -65,6 +67,19 @@ function writer(raw: RawResponse, lazyHead = false): RawSseWriter {
   });
 }
 
+/** Streams that began (head held), got a token and ended; only weak references come back. */
+function finishedStreams(n: number): Array<WeakRef<RawSseWriter>> {
+  const refs: Array<WeakRef<RawSseWriter>> = [];
+  for (let i = 0; i < n; i++) {
+    const w = writer(new RecordingResponse());
+    w.begin();
+    w.push(TOKEN);
+    w.end();
+    refs.push(new WeakRef(w));
+  }
+  return refs;
+}
+
 describe('RawSseWriter: the 200 waits briefly for the first frames', () => {
   it('sends a short answer as head, frames and end with no write of the head alone', () => {
     const raw = new RecordingResponse();
@@ -109,5 +124,17 @@ describe('RawSseWriter: the 200 waits briefly for the first frames', () => {
     await new Promise((r) => setTimeout(r, 0));
     expect(raw.status).toBe(400);
     expect(raw.log).toEqual(['head', '{"error":"refused"}', 'end']);
+  });
+
+  it('does not keep a finished stream reachable for the rest of its hold', async () => {
+    v8.setFlagsFromString('--expose-gc');
+    const gc = vm.runInNewContext('gc') as () => void;
+    const start = performance.now();
+    const refs = finishedStreams(8);
+    await new Promise((r) => setImmediate(r));
+    gc();
+    // Still inside the hold: only the queue's entries could keep them, and they let go at end().
+    expect(performance.now() - start).toBeLessThan(HEAD_HOLD_MS);
+    expect(refs.filter((r) => r.deref() !== undefined)).toHaveLength(0);
   });
 });
