@@ -11,6 +11,7 @@ import { closePromptPools } from '../pipeline/prompt-pool/pool.js';
 import { startTracing } from '../tracing/tracer.js';
 import { fairTurn } from '../util/fair-turn.js';
 import { buildApp, buildMetricsApp, buildProbeApp } from './app.js';
+import { directFront, type FetchFn } from './direct-front.js';
 import type { GatewayConfig } from './config.js';
 import type { PodDiscovery } from '../discovery/pod-discovery.js';
 import { createGatewayContext, type ContextOptions, type GatewayContext } from './context.js';
@@ -41,7 +42,6 @@ export interface GatewayHandle {
   close(): Promise<void>;
 }
 
-type FetchFn = (req: Request, env: HttpBindings) => Response | Promise<Response>;
 
 /**
  * Idle keep-alive connections are kept this long. Node's default (5 s) closes an idle connection
@@ -133,7 +133,8 @@ export async function startGateway(config: GatewayConfig, opts: ContextOptions =
   const maxConnections = config.maxConnections ?? defaultMaxConnections(filesLimit);
   let server: Server;
   try {
-    server = await listen(app.fetch, config.host, config.port, maxConnections, log);
+    // The inference routes' POSTs skip Hono's per-request machinery when nothing needs it (direct-front.ts).
+    server = await listen(directFront(ctx, app) ?? app.fetch, config.host, config.port, maxConnections, log);
   } catch (err) {
     await closeServer(metricsServer, 1000);
     await ctx.history.close();

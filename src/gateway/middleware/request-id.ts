@@ -3,6 +3,7 @@
  * prefix names the endpoint. Echoed as `x-request-id`.
  */
 import { randomFillSync } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from './env.js';
@@ -39,10 +40,30 @@ function randomChar(): string {
   }
 }
 
-function generateRequestId(path: string): string {
+export function generateRequestId(path: string): string {
   let s = prefixFor(path);
   for (let i = 0; i < 24; i++) s += randomChar();
   return s;
+}
+
+const isHttpWhitespace = (code: number) => code === 9 || code === 10 || code === 13 || code === 32;
+
+/**
+ * The client's id from Node's parsed headers, as `c.req.header(h)` reads it through
+ * @hono/node-server (the first of HEADERS that is set and not blank, trimmed of HTTP whitespace).
+ * For the direct front of the inference routes (gateway/direct-front.ts).
+ */
+export function requestIdFromNode(headers: IncomingHttpHeaders): string | undefined {
+  for (const h of HEADERS) {
+    const v = headers[h];
+    if (typeof v !== 'string' || v.length === 0) continue;
+    let start = 0;
+    let end = v.length;
+    while (start < end && isHttpWhitespace(v.charCodeAt(start))) start++;
+    while (end > start && isHttpWhitespace(v.charCodeAt(end - 1))) end--;
+    if (end > start) return start === 0 && end === v.length ? v : v.slice(start, end);
+  }
+  return undefined;
 }
 
 export function requestId(): MiddlewareHandler<AppEnv> {
