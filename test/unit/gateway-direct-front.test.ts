@@ -5,16 +5,22 @@
  * headers, body, access line and metrics — for successes, handler errors, plain refusals that get
  * the API's envelope, a thrown error, a stream written to the socket, and the Anthropic paths.
  */
+import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestRecord } from '../../src/api/request-record.js';
 import type { InferenceCall } from '../../src/api/types.js';
 import { defaultGatewayConfig, type GatewayConfig } from '../../src/gateway/config.js';
 import { directFront } from '../../src/gateway/direct-front.js';
+import { NodeRequest } from '../../src/gateway/node-request.js';
 import { startGateway, type GatewayHandle } from '../../src/gateway/server.js';
 import { captureLogger, type CapturedLogger } from '../support/log-capture.js';
 
 /** One fake handler for every endpoint: what it answers is named by the body's `case`. */
+/** Request id → whether the direct front served it (its handler got the Node-backed request). */
+const viaFront = new Map<string, boolean>();
+
 async function handler(call: InferenceCall): Promise<Response> {
+  viaFront.set(call.requestId, call.request instanceof NodeRequest);
   const body = JSON.parse(await call.request.text()) as { case: string };
   const rec = requestRecord(call.request);
   rec.worker = 'w-1';
@@ -111,6 +117,7 @@ describe('direct front of the inference routes', () => {
       const app = await send(`${path}?via=app`, body, { 'x-request-id': `a-${name}` });
       expect(front.headers['x-request-id']).toBe(`f-${name}`);
       expect(app.headers['x-request-id']).toBe(`a-${name}`);
+      expect([viaFront.get(`f-${name}`), viaFront.get(`a-${name}`)]).toEqual([true, false]);
       const strip = (s: Seen, id: string) => ({ ...s, body: s.body.replaceAll(id, 'ID'), headers: { ...s.headers, 'x-request-id': 'ID' } });
       expect(strip(front, `f-${name}`)).toEqual(strip(app, `a-${name}`));
       const [lf, la] = [await accessLine(`f-${name}`), await accessLine(`a-${name}`)];
@@ -140,12 +147,39 @@ describe('direct front of the inference routes', () => {
   });
 
   it('stands in front of the app only where no auth, cap, CORS or --log-requests layer is configured', () => {
-    expect(directFront(gw.ctx, gw.app)).not.toBeNull();
-    const with_ = (over: Partial<GatewayConfig>) => directFront({ ...gw.ctx, config: { ...gw.ctx.config, ...over } }, gw.app);
+    const app = () => undefined;
+    expect(directFront(gw.ctx, app)).not.toBeNull();
+    const with_ = (over: Partial<GatewayConfig>) => directFront({ ...gw.ctx, config: { ...gw.ctx.config, ...over } }, app);
     expect(with_({ apiKey: 'k' })).toBeNull();
     expect(with_({ maxConcurrentRequests: 4 })).toBeNull();
     expect(with_({ logRequests: true })).toBeNull();
     expect(with_({ corsAllowedOrigins: ['https://a.example'] })).toBeNull();
+    expect(with_({ policy: 'consistent_hashing' })).toBeNull();
+  });
+
+  it('takes a Host the adapter takes, and leaves one it refuses to the app (400)', async () => {
+    const raw = (host: string) =>
+      new Promise<{ status: number; id: string | undefined }>((resolve, reject) => {
+        const body = JSON.stringify({ case: 'json' });
+        const req = httpRequest(
+          { host: '127.0.0.1', port: gw.port, path: '/v1/chat/completions', method: 'POST', headers: { host, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, id: res.headers['x-request-id'] as string | undefined }));
+          },
+        );
+        req.on('error', reject);
+        req.end(body);
+      });
+    const upper = await raw(`LOCALHOST:${gw.port}`);
+    expect(upper.status).toBe(200);
+    expect(viaFront.get(upper.id!)).toBe(true);
+    const high = await raw('127.0.0.1:61234');
+    expect(high.status).toBe(200);
+    expect(viaFront.get(high.id!)).toBe(true);
+    const before = viaFront.size;
+    expect((await raw('bad host!')).status).toBe(400);
+    expect(viaFront.size).toBe(before);
   });
 
   it('leaves a body over the limit, a chunked body and a wrong method to the app', async () => {

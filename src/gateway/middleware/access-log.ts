@@ -69,7 +69,7 @@ export interface AccessLine {
   path: string;
   requestId: string;
   /** The request the handler got (its record names the worker and token counts). */
-  request: Request;
+  request: object;
   /** performance.now() when the request came in. */
   start: number;
   /** --log-requests: the body text, read from a clone. */

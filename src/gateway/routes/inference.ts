@@ -2,6 +2,7 @@
  * Inference routes are placeholders over the protocol seam (ApiDeps.inference): the route only
  * packages the request; the pipeline does everything else. Without a handler → 501.
  */
+import type { ServerResponse } from 'node:http';
 import type { HttpBindings } from '@hono/node-server';
 import type { Hono } from 'hono';
 import type { GatewayContext } from '../context.js';
@@ -10,7 +11,7 @@ import { closeSignal } from '../close-signal.js';
 import { rawResponse } from '../raw-response.js';
 import type { AppEnv } from '../middleware/env.js';
 import { shareRequestRecord } from '../../api/request-record.js';
-import { INFERENCE_PATHS, type InferenceEndpoint } from '../../api/types.js';
+import { INFERENCE_PATHS, type InferenceEndpoint, type InferenceRequest } from '../../api/types.js';
 import { runWithTrace, startRequestTrace } from '../../tracing/request-trace.js';
 import { forkRequest } from '../../forward/fork.js';
 import type { PipelineServices } from '../../pipeline/services.js';
@@ -26,7 +27,33 @@ export function registerInferenceRoutes(app: Hono<AppEnv>, ctx: GatewayContext):
   }
 }
 
-/** Serves one request of an inference endpoint: the route's body, shared with gateway/direct-front.ts. */
+/**
+ * The route's body for a request the direct front (gateway/direct-front.ts) serves from Node: it
+ * has checked that no HTTP worker would take it and that tracing is off, so this is `serveHere`
+ * with the shared services. Null for an endpoint without a handler (the app answers its 501).
+ */
+export function directInferenceServer(
+  ctx: GatewayContext,
+  endpoint: InferenceEndpoint,
+): ((request: InferenceRequest, outgoing: ServerResponse, requestId: string) => Promise<Response>) | null {
+  const handler = (ctx.deps.inference ?? {})[endpoint];
+  if (!handler) return null;
+  return (request, outgoing, requestId) => {
+    const signal = closeSignal(outgoing);
+    return handler({
+      request,
+      raw: rawResponse(outgoing),
+      requestId,
+      signal,
+      // What servicesFor gives when the policy reads no routing headers (the front is off otherwise).
+      services: ctx.services,
+      history: ctx.history,
+      recorded: !ctx.config.disableAccessLog && ctx.logger.isLevelEnabled('info'),
+    });
+  };
+}
+
+/** Serves one request of an inference endpoint: the route's body. */
 export type InferenceServer = (request: Request, env: Partial<HttpBindings> | undefined, requestId: string) => Promise<Response>;
 
 export function inferenceServer(ctx: GatewayContext, endpoint: InferenceEndpoint): InferenceServer {
