@@ -29,21 +29,25 @@ const POOL = Buffer.alloc(4096);
 let poolAt = POOL.length;
 const UNBIASED_BELOW = 256 - (256 % ALPHABET.length);
 
-function randomChar(): string {
+const ALPHABET_CODES = Buffer.from(ALPHABET, 'latin1');
+
+function randomCharCode(): number {
   for (;;) {
     if (poolAt === POOL.length) {
       randomFillSync(POOL);
       poolAt = 0;
     }
     const b = POOL[poolAt++];
-    if (b < UNBIASED_BELOW) return ALPHABET[b % ALPHABET.length];
+    if (b < UNBIASED_BELOW) return ALPHABET_CODES[b % ALPHABET.length];
   }
 }
 
+/** The id's 24 characters, written here and read as one string (24 appends left 24 string pieces to collect). */
+const ID_CHARS = Buffer.alloc(24);
+
 export function generateRequestId(path: string): string {
-  let s = prefixFor(path);
-  for (let i = 0; i < 24; i++) s += randomChar();
-  return s;
+  for (let i = 0; i < 24; i++) ID_CHARS[i] = randomCharCode();
+  return prefixFor(path) + ID_CHARS.toString('latin1', 0, 24);
 }
 
 const isHttpWhitespace = (code: number) => code === 9 || code === 10 || code === 13 || code === 32;
