@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { lossyTokensFrom, newLossyScan, type LossyScan } from '../../src/pipeline/chat-prompt/template-compiler/python-json.js';
+import { tooDeepAt } from '../../src/util/json-depth.js';
 
 /** The former scan, verbatim: the oracle. */
 const TOKENS = /"[^"\\]*(?:\\.[^"\\]*)*"(\s*:)?|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|[[{]|[\]}]/g;
@@ -90,5 +91,53 @@ describe('lossyTokensFrom: the hand scan reads the tokens the regex read', () =>
       for (let i = 0; i < 100; i++) obj[rand() < 0.2 ? String(i) : `k${i}`] = rand() < 0.5 ? rand() * 100 : { v: [Math.floor(rand() * 10), rand() < 0.1 ? -0 : 1, 'x"y\\z'] };
       agree(JSON.stringify({ top: 0.5, nested: obj }).replace('"v"', '"v" :'));
     }
+  });
+});
+
+/** The former depth scan (util/json-depth.ts), with exec: the oracle for the test()-based one. */
+function depthOracle(text: string, limit: number): number {
+  const STRUCTURAL = /["[\]{}]/g;
+  const IN_STRING = /["\\]/g;
+  let depth = 0;
+  let i = 0;
+  let inString = false;
+  for (;;) {
+    if (inString) {
+      IN_STRING.lastIndex = i;
+      const s = IN_STRING.exec(text);
+      if (s === null) return -1;
+      if (text.charCodeAt(s.index) === 0x5c) i = s.index + 2;
+      else {
+        i = s.index + 1;
+        inString = false;
+      }
+      continue;
+    }
+    STRUCTURAL.lastIndex = i;
+    const m = STRUCTURAL.exec(text);
+    if (m === null) return -1;
+    const c = text.charCodeAt(m.index);
+    i = m.index + 1;
+    if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth >= limit) return m.index;
+    } else depth--;
+  }
+}
+
+describe('tooDeepAt finds what the exec-based scan found', () => {
+  it('on random text and deep nests', () => {
+    let seed = 777;
+    const rand = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+    const pieces = ['"', '\\', '[', ']', '{', '}', 'a', ' ', '\\"', '"x"'];
+    for (let round = 0; round < 3000; round++) {
+      let t = '';
+      const len = Math.floor(rand() * 120);
+      for (let i = 0; i < len; i++) t += pieces[Math.floor(rand() * pieces.length)];
+      for (const limit of [2, 3, 5, 128]) expect(tooDeepAt(t, limit), t).toBe(depthOracle(t, limit));
+    }
+    const deep = '['.repeat(200) + ']'.repeat(200);
+    expect(tooDeepAt(deep)).toBe(depthOracle(deep, 128));
+    expect(tooDeepAt('{"a":"[[[[","b":[[1]]}', 3)).toBe(depthOracle('{"a":"[[[[","b":[[1]]}', 3));
   });
 });
