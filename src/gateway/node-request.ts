@@ -61,6 +61,13 @@ export class NodeRequest implements InferenceRequest {
     if (this.read) return Promise.reject(new TypeError('Body is unusable'));
     this.read = true;
     const incoming = this.incoming;
+    // The whole body already arrived (the request waited its turn, util/fair-turn.ts): it is read
+    // out of the stream's buffer now, with no listeners, closures or wait.
+    if (incoming.complete && !incoming.destroyed && incoming.readableFlowing === null && !incoming.readableDidRead) {
+      const chunks: Buffer[] = [];
+      for (let c = incoming.read() as Buffer | null; c !== null; c = incoming.read() as Buffer | null) chunks.push(c);
+      return Promise.resolve(decoder.decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
+    }
     return new Promise<string>((resolve, reject) => {
       const chunks: Buffer[] = [];
       const cleanup = () => {

@@ -21,7 +21,11 @@ const viaFront = new Map<string, boolean>();
 
 async function handler(call: InferenceCall): Promise<Response> {
   viaFront.set(call.requestId, call.request instanceof NodeRequest);
-  const body = JSON.parse(await call.request.text()) as { case: string };
+  // 'late…': the body is read once it has all arrived (as after a wait for the request's turn).
+  if (call.requestId.includes('late')) await new Promise((r) => setTimeout(r, 30));
+  const text = await call.request.text();
+  const body = JSON.parse(text) as { case: string; pad?: string };
+  if (body.case === 'late') return Response.json({ chars: text.length, pad: body.pad?.length ?? 0 }, { headers: { 'x-request-id': call.requestId } });
   const rec = requestRecord(call.request);
   rec.worker = 'w-1';
   rec.promptTokens = 7;
@@ -109,6 +113,7 @@ describe('direct front of the inference routes', () => {
     ['/v1/messages', 'json'],
     ['/generate', 'plain'],
     ['/v1/completions', 'json'],
+    ['/v1/chat/completions', 'late'],
   ];
   for (const [path, name] of cases) {
     it(`${path} ${name}: the same answer, access line and counts as the app's`, async () => {
@@ -125,6 +130,19 @@ describe('direct front of the inference routes', () => {
       expect(norm(lf, `f-${name}`)).toBe(norm(la, `a-${name}`));
     });
   }
+
+  it('reads a body that arrived whole before the handler asked, in one piece or many, BOM and all', async () => {
+    const pad = 'é'.repeat(150_000);
+    const body = JSON.stringify({ case: 'late', pad });
+    const front = await send('/v1/chat/completions', body, { 'x-request-id': 'late-big-f' });
+    const app = await send('/v1/chat/completions?via=app', body, { 'x-request-id': 'late-big-a' });
+    expect(viaFront.get('late-big-f')).toBe(true);
+    expect(JSON.parse(front.body)).toEqual({ chars: body.length, pad: pad.length });
+    expect(JSON.parse(front.body)).toEqual(JSON.parse(app.body));
+    // A leading BOM is dropped, as Request.text() drops it.
+    const bom = await send('/v1/chat/completions', `\ufeff${JSON.stringify({ case: 'late' })}`, { 'x-request-id': 'late-bom-f' });
+    expect(JSON.parse(bom.body)).toEqual({ chars: JSON.stringify({ case: 'late' }).length, pad: 0 });
+  });
 
   it('generates ids with the endpoint prefix, and counts both paths in the same series', async () => {
     const before = await metrics();
