@@ -1,3 +1,4 @@
+import type { InferenceRequest } from './types.js';
 import { jsonParseError } from '../pipeline/errors.js';
 import { jsonDepthProblem } from '../util/json-depth.js';
 import { parseJsonText } from '../pipeline/chat-prompt/template-compiler/python-json.js';
@@ -9,7 +10,7 @@ export { parseJsonText };
  * A request's JSON body, with SMG's body-parse texts (request-pipeline §2.2(1)). Numbers and key
  * orders JSON.parse would change are kept beside the values for chat templates (python-json.ts).
  */
-export async function readJsonBody(request: Request): Promise<unknown> {
+export async function readJsonBody(request: InferenceRequest): Promise<unknown> {
   const type = request.headers.get('content-type') ?? '';
   if (!type.toLowerCase().includes('application/json')) throw jsonParseError('Missing Content-Type: application/json header');
   const text = await request.text();

@@ -13,17 +13,18 @@ export interface RequestRecord {
   notes: string[];
 }
 
-const records = new WeakMap<Request, RequestRecord>();
+/** Keyed by the request object the handler got (a web Request, or the direct front's). */
+const records = new WeakMap<object, RequestRecord>();
 
 /** The request's record, created on first use. */
-export function requestRecord(req: Request): RequestRecord {
+export function requestRecord(req: object): RequestRecord {
   let r = records.get(req);
   if (!r) records.set(req, (r = { notes: [] }));
   return r;
 }
 
 /** The record if a handler wrote one. */
-export function peekRequestRecord(req: Request): RequestRecord | undefined {
+export function peekRequestRecord(req: object): RequestRecord | undefined {
   return records.get(req);
 }
 
@@ -31,6 +32,6 @@ export function peekRequestRecord(req: Request): RequestRecord | undefined {
  * `copy` (a request rebuilt from `original`'s body, e.g. by the HTTP-worker fork) writes to the
  * same record the access log reads from `original`.
  */
-export function shareRequestRecord(original: Request, copy: Request): void {
+export function shareRequestRecord(original: object, copy: object): void {
   if (copy !== original) records.set(copy, requestRecord(original));
 }

@@ -32,9 +32,18 @@ export interface RawResponse {
   readonly sent: Response;
 }
 
+/**
+ * What a handler reads of the client's request: its headers and its body text. A web Request is
+ * one; so is the Node-backed request of the gateway's direct front (gateway/direct-front.ts).
+ */
+export interface InferenceRequest {
+  readonly headers: { get(name: string): string | null };
+  text(): Promise<string>;
+}
+
 export interface InferenceCall {
   /** The client's request, body unread. */
-  request: Request;
+  request: InferenceRequest;
   /** Direct access to the response (Node server only). */
   raw?: RawResponse;
   /** From x-request-id / x-correlation-id / x-trace-id / request-id, else generated; echoed back. */

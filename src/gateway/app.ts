@@ -12,7 +12,7 @@ import { cors } from './middleware/cors.js';
 import { corsPolicyOf } from './middleware/cors-policy.js';
 import { drainGate } from './middleware/drain-gate.js';
 import { bodyLimit } from './middleware/body-limit.js';
-import { bodyBudget } from './middleware/body-budget.js';
+import { bodyBudget, sharedBodyBudget } from './middleware/body-budget.js';
 import { passThroughChain } from './middleware/chain.js';
 import type { AppEnv } from './middleware/env.js';
 import { httpAccounting } from './middleware/http-metrics.js';
@@ -77,7 +77,7 @@ export function buildApp(ctx: GatewayContext): Hono<AppEnv> {
   const drain = drainGate(ctx);
   const limitBody = bodyLimit(cfg.maxBodyBytes, () => gatewayError(413, 'request_too_large', 'Failed to buffer the request body: length limit exceeded'));
   // After auth: an unauthenticated client cannot spend the budget.
-  const budget = bodyBudget(cfg.maxBodyBytes);
+  const budget = bodyBudget(cfg.maxBodyBytes, undefined, sharedBodyBudget(ctx, cfg.maxBodyBytes));
   // Without a key (or a cap, below) the layer would only pass every request on: not registered,
   // and the intake checks then run as one layer (middleware/chain.ts).
   if (cfg.apiKey !== null) {

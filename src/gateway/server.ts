@@ -3,14 +3,15 @@
  * (readiness `draining` → settle → stop accepting → in-flight finish within the grace period →
  * close connections → close engine clients and their sockets).
  */
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { isIP } from 'node:net';
-import { type HttpBindings, createAdaptorServer } from '@hono/node-server';
+import { type HttpBindings, getRequestListener } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { closePromptPools } from '../pipeline/prompt-pool/pool.js';
 import { startTracing } from '../tracing/tracer.js';
 import { fairTurn } from '../util/fair-turn.js';
 import { buildApp, buildMetricsApp, buildProbeApp } from './app.js';
+import { directFront, tookTurn, type NodeListener } from './direct-front.js';
 import type { GatewayConfig } from './config.js';
 import type { PodDiscovery } from '../discovery/pod-discovery.js';
 import { createGatewayContext, type ContextOptions, type GatewayContext } from './context.js';
@@ -29,6 +30,8 @@ import {
 import type { Logger } from '../util/logger.js';
 import type { AppEnv } from './middleware/env.js';
 
+type FetchFn = (req: Request, env: HttpBindings) => Response | Promise<Response>;
+
 export interface GatewayHandle {
   readonly ctx: GatewayContext;
   readonly app: Hono<AppEnv>;
@@ -41,7 +44,6 @@ export interface GatewayHandle {
   close(): Promise<void>;
 }
 
-type FetchFn = (req: Request, env: HttpBindings) => Response | Promise<Response>;
 
 /**
  * Idle keep-alive connections are kept this long. Node's default (5 s) closes an idle connection
@@ -59,17 +61,18 @@ const KEEP_ALIVE_TIMEOUT_MS = 65_000;
  */
 const LISTEN_BACKLOG = 8192;
 
-function listen(fetch: FetchFn, host: string, port: number, maxConnections: number, log?: Logger): Promise<Server> {
+function listen(fetch: FetchFn, host: string, port: number, maxConnections: number, log?: Logger, front?: (app: NodeListener) => NodeListener | null): Promise<Server> {
   // The Node request/response go on as the app's bindings, so streams can write to the socket.
-  // A burst of arrivals is spread over event-loop turns (util/fair-turn.ts).
+  // A burst of arrivals is spread over event-loop turns (util/fair-turn.ts); a request the direct
+  // front handed over has had its turn.
   const handle = (req: Request, env: unknown) => fetch(req, env as HttpBindings);
-  const server = createAdaptorServer({
-    fetch: (req, env) => {
-      const wait = fairTurn();
-      return wait ? wait.then(() => handle(req, env)) : handle(req, env);
-    },
-    serverOptions: { connectionsCheckingInterval: CONNECTIONS_CHECK_INTERVAL_MS },
-  }) as Server;
+  const app = getRequestListener((req, env) => {
+    const wait = tookTurn((env as HttpBindings).incoming) ? null : fairTurn();
+    return wait ? wait.then(() => handle(req, env)) : handle(req, env);
+  });
+  // As @hono/node-server's createAdaptorServer, with the direct front of the inference routes
+  // (direct-front.ts) before the app where there is one.
+  const server = createServer({ connectionsCheckingInterval: CONNECTIONS_CHECK_INTERVAL_MS }, front?.(app) ?? app);
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   // The connection cap and the header/request timeouts (connection-limits.ts). Node's header timer
   // starts at a request's first byte, so an idle keep-alive connection is not cut by it.
@@ -133,7 +136,8 @@ export async function startGateway(config: GatewayConfig, opts: ContextOptions =
   const maxConnections = config.maxConnections ?? defaultMaxConnections(filesLimit);
   let server: Server;
   try {
-    server = await listen(app.fetch, config.host, config.port, maxConnections, log);
+    // The inference routes' POSTs skip the adapter and Hono when nothing needs them (direct-front.ts).
+    server = await listen(app.fetch, config.host, config.port, maxConnections, log, (appListener) => directFront(ctx, appListener));
   } catch (err) {
     await closeServer(metricsServer, 1000);
     await ctx.history.close();

@@ -51,21 +51,22 @@ export function scanDepth(text: string, scan: DepthScan, limit: number, until: n
     }
     if (inString) {
       // i is past the opening quote: the next quote or backslash decides.
+      // test(), not exec(): the match is one character, found at lastIndex - 1, and no match array
+      // is made per quote and bracket (they were 6.5 % of the gateway's allocated bytes, issue 30).
       IN_STRING.lastIndex = i;
-      const s = IN_STRING.exec(text);
-      if (s === null) return -1;
-      if (text.charCodeAt(s.index) === 0x5c) {
-        i = s.index + 2;
+      if (!IN_STRING.test(text)) return -1;
+      const s = IN_STRING.lastIndex - 1;
+      if (text.charCodeAt(s) === 0x5c) {
+        i = s + 2;
       } else {
-        i = s.index + 1;
+        i = s + 1;
         inString = false;
       }
       continue;
     }
     STRUCTURAL.lastIndex = i;
-    const m = STRUCTURAL.exec(text);
-    if (m === null) return -1;
-    const at = m.index;
+    if (!STRUCTURAL.test(text)) return -1;
+    const at = STRUCTURAL.lastIndex - 1;
     const c = text.charCodeAt(at);
     i = at + 1;
     if (c === 0x22) {

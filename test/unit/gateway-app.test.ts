@@ -168,7 +168,7 @@ describe('routes', () => {
     const { app, ctx, fake } = setup({}, {
       inference: {
         chat_completions: async (call) => {
-          const body = (await call.request.json()) as { model: string };
+          const body = JSON.parse(await call.request.text()) as { model: string };
           const w = call.services.workers.pickWorker(body.model, [1, 2, 3]);
           if (!w) return Response.json({ none: true }, { status: 404 });
           const done = w.trackRequest();

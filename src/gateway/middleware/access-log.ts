@@ -63,6 +63,48 @@ async function bodyText(req: Request, max: number | null): Promise<string | unde
   return text;
 }
 
+/** What one access line reports, known once the request is answered. */
+export interface AccessLine {
+  method: string;
+  path: string;
+  requestId: string;
+  /** The request the handler got (its record names the worker and token counts). */
+  request: object;
+  /** performance.now() when the request came in. */
+  start: number;
+  /** --log-requests: the body text, read from a clone. */
+  body?: Promise<string | undefined>;
+}
+
+/**
+ * The line's writer for an answered request: call it once the response is over. Shared with the
+ * direct front of the inference routes (gateway/direct-front.ts).
+ */
+export function accessLineWriter(logger: Logger, line: AccessLine, res: Response): () => void {
+  const status = res.status;
+  const error = status >= 400 ? errorOf(res) : undefined;
+  const write = async () => {
+    const fields: Record<string, unknown> = { request_id: line.requestId };
+    const rec = peekRequestRecord(line.request);
+    if (rec?.worker) fields.worker = rec.worker;
+    if (rec?.promptTokens !== undefined) fields.prompt_tokens = rec.promptTokens;
+    if (rec?.completionTokens !== undefined) fields.completion_tokens = rec.completionTokens;
+    if (error) {
+      const e = await error;
+      if (e.code) fields.error_code = e.code;
+      if (e.message) fields.error = e.message;
+    }
+    if (rec && rec.notes.length > 0) fields.notes = rec.notes.join('; ');
+    if (line.body) fields.body = await line.body;
+    const text = `${line.method} ${line.path} ${status} ${Math.round(performance.now() - line.start)}ms`;
+    if (PROBES.has(line.path)) logger.debug(fields, text);
+    else logger.info(fields, text);
+  };
+  return () => {
+    write().catch((err: unknown) => logger.warn({ err: String(err) }, 'access log line failed'));
+  };
+}
+
 export function accessLog(logger: Logger, opts: AccessLogOptions): MiddlewareHandler<AppEnv> {
   const logged = async (c: Context<AppEnv>, next: Next) => {
     const start = performance.now();
@@ -71,28 +113,7 @@ export function accessLog(logger: Logger, opts: AccessLogOptions): MiddlewareHan
     body?.catch(() => undefined);
     await next();
     const res = c.res;
-    const status = res.status;
-    const error = status >= 400 ? errorOf(res) : undefined;
-    const write = async () => {
-      const fields: Record<string, unknown> = { request_id: c.get('requestId') };
-      const rec = peekRequestRecord(c.req.raw);
-      if (rec?.worker) fields.worker = rec.worker;
-      if (rec?.promptTokens !== undefined) fields.prompt_tokens = rec.promptTokens;
-      if (rec?.completionTokens !== undefined) fields.completion_tokens = rec.completionTokens;
-      if (error) {
-        const e = await error;
-        if (e.code) fields.error_code = e.code;
-        if (e.message) fields.error = e.message;
-      }
-      if (rec && rec.notes.length > 0) fields.notes = rec.notes.join('; ');
-      if (body) fields.body = await body;
-      const line = `${c.req.method} ${c.req.path} ${status} ${Math.round(performance.now() - start)}ms`;
-      if (PROBES.has(c.req.path)) logger.debug(fields, line);
-      else logger.info(fields, line);
-    };
-    const done = () => {
-      write().catch((err: unknown) => logger.warn({ err: String(err) }, 'access log line failed'));
-    };
+    const done = accessLineWriter(logger, { method: c.req.method, path: c.req.path, requestId: c.get('requestId'), request: c.req.raw, start, body }, res);
     const outgoing = c.env?.outgoing;
     if (outgoing) onResponseClosed(outgoing, done);
     else c.res = onBodyDone(res, done);

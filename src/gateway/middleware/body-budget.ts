@@ -21,8 +21,49 @@ export const BODY_BUDGET_BODIES = 4;
 /** Bodies from this size on are followed by one idle GC (util/idle-gc.ts). */
 const BIG_BODY_BYTES = 4 * 1024 * 1024;
 
-export function bodyBudget(maxBodyBytes: number, budgetBytes = BODY_BUDGET_BODIES * maxBodyBytes): MiddlewareHandler<AppEnv> {
-  let inFlight = 0;
+/**
+ * The bytes in flight, shared by everything that admits request bodies: the Hono layer below and
+ * the direct front of the inference routes (gateway/direct-front.ts) charge the same count.
+ */
+export class BodyBudget {
+  inFlight = 0;
+
+  constructor(
+    readonly maxBodyBytes: number,
+    readonly budgetBytes = BODY_BUDGET_BODIES * maxBodyBytes,
+  ) {}
+
+  /** What a body is charged: its Content-Length (a chunked or unsized body: the per-body limit), 0 = nothing. */
+  chargeOf(contentLength: string | null | undefined, chunked: boolean): number {
+    const declared = contentLength !== null && contentLength !== undefined && !chunked ? Number.parseInt(contentLength, 10) : this.maxBodyBytes;
+    return Number.isFinite(declared) && declared > 0 ? Math.min(declared, this.maxBodyBytes) : 0;
+  }
+
+  /** Whether a body of `charge` bytes fits now (any body fits when nothing else is in flight). */
+  fits(charge: number): boolean {
+    return !(this.inFlight + charge > this.budgetBytes && this.inFlight > 0);
+  }
+
+  /** Charges `charge` until `answered` settles; its result passes through. */
+  hold<T>(charge: number, answered: Promise<T>): Promise<T> {
+    this.inFlight += charge;
+    return answered.finally(() => {
+      this.inFlight -= charge;
+      if (charge >= BIG_BODY_BYTES) collectSoon();
+    });
+  }
+}
+
+const shared = new WeakMap<object, BodyBudget>();
+
+/** The one budget of `owner` (a gateway's context): every front of that gateway charges it. */
+export function sharedBodyBudget(owner: object, maxBodyBytes: number): BodyBudget {
+  let b = shared.get(owner);
+  if (!b) shared.set(owner, (b = new BodyBudget(maxBodyBytes)));
+  return b;
+}
+
+export function bodyBudget(maxBodyBytes: number, budgetBytes = BODY_BUDGET_BODIES * maxBodyBytes, budget = new BodyBudget(maxBodyBytes, budgetBytes)): MiddlewareHandler<AppEnv> {
   const refuse = async (incoming: IncomingMessage | undefined, charge: number): Promise<Response> => {
     // The body is read and thrown away before the 503, so the client gets it: refused unread,
     // the connection would be cut once @hono/node-server's 500 ms drain is over, and a client
@@ -31,7 +72,7 @@ export function bodyBudget(maxBodyBytes: number, budgetBytes = BODY_BUDGET_BODIE
     return gatewayError(
       503,
       'request_bodies_over_budget',
-      `Too many request bytes in flight (${inFlight} of ${budgetBytes} bytes held, this body is ${charge}); retry shortly`,
+      `Too many request bytes in flight (${budget.inFlight} of ${budget.budgetBytes} bytes held, this body is ${charge}); retry shortly`,
       null,
       { 'Retry-After': '1' },
     );
@@ -41,20 +82,13 @@ export function bodyBudget(maxBodyBytes: number, budgetBytes = BODY_BUDGET_BODIE
     const method = c.req.method;
     if (method === 'GET' || method === 'HEAD' || method === 'OPTIONS') return next();
     const headers = c.req.raw.headers;
-    const length = headers.get('content-length');
-    const declared = length !== null && !headers.has('transfer-encoding') ? Number.parseInt(length, 10) : maxBodyBytes;
-    const charge = Number.isFinite(declared) && declared > 0 ? Math.min(declared, maxBodyBytes) : 0;
+    const charge = budget.chargeOf(headers.get('content-length'), headers.has('transfer-encoding'));
     if (charge === 0) return next();
-    if (inFlight + charge > budgetBytes && inFlight > 0) return refuse(c.env?.incoming, charge);
-    inFlight += charge;
-    return next().finally(() => {
-      inFlight -= charge;
-      if (charge >= BIG_BODY_BYTES) collectSoon();
-    });
+    if (!budget.fits(charge)) return refuse(c.env?.incoming, charge);
+    return budget.hold(charge, next());
   };
 }
 
-/** Reads `incoming` to its end, keeping nothing; gives up after `timeoutMs` (the request timeout cuts it anyway). */
 function discardBody(incoming: IncomingMessage, timeoutMs = 30_000): Promise<void> {
   if (incoming.readableEnded || incoming.destroyed) return Promise.resolve();
   return new Promise((resolve) => {

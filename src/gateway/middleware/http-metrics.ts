@@ -33,36 +33,61 @@ function cached<T>(cache: Map<string, T>, key: string, make: () => T): T {
   return v;
 }
 
-export function httpAccounting(ctx: GatewayContext): MiddlewareHandler<AppEnv> {
-  const m = ctx.metrics;
-  const routes = new Map<string, RouteSeries>();
-  const responses = new Map<string, CounterChild>();
-  // Not async: the layer's own promise and await were a hop per request (next() settles it).
-  return (c, next) => {
-    const start = performance.now();
-    const release = ctx.lifecycle.begin();
+/**
+ * The accounting itself, one per gateway: the Hono layer below and the direct front of the
+ * inference routes (gateway/direct-front.ts) count into the same series.
+ */
+export class HttpAccounting {
+  private readonly routes = new Map<string, RouteSeries>();
+  private readonly responses = new Map<string, CounterChild>();
+
+  constructor(private readonly ctx: GatewayContext) {}
+
+  /** Counts a request in; the function returned counts it out (once its response is over). */
+  begin(): () => void {
+    const release = this.ctx.lifecycle.begin();
+    const m = this.ctx.metrics;
     m.httpActive.inc();
-    const done = () => {
+    return () => {
       release();
       m.httpActive.dec();
     };
+  }
+
+  /** The request was answered `res` by the route `path` (its template); `start` is its performance.now(). */
+  answered(method: string, path: string, start: number, res: Response): void {
+    const m = this.ctx.metrics;
+    const route = cached(this.routes, `${method} ${path}`, () => {
+      const labels = { method, path };
+      return { requests: m.httpRequests.labels(labels), duration: m.httpDuration.labels(labels) };
+    });
+    route.requests.inc();
+    route.duration.observe((performance.now() - start) / 1000);
+    const status = res.status;
+    // The "already sent" marker of a response written to the socket carries no error code
+    // (reading its web Headers per request cost more than the rest of this accounting).
+    const errorCode = res === RESPONSE_ALREADY_SENT ? '' : (res.headers.get('X-SMG-Error-Code') ?? '');
+    cached(this.responses, `${path} ${status} ${errorCode}`, () => m.httpResponses.labels({ path, status_code: String(status), error_code: errorCode })).inc();
+  }
+}
+
+const shared = new WeakMap<GatewayContext, HttpAccounting>();
+
+export function httpAccountingOf(ctx: GatewayContext): HttpAccounting {
+  let a = shared.get(ctx);
+  if (!a) shared.set(ctx, (a = new HttpAccounting(ctx)));
+  return a;
+}
+
+export function httpAccounting(ctx: GatewayContext): MiddlewareHandler<AppEnv> {
+  const accounting = httpAccountingOf(ctx);
+  // Not async: the layer's own promise and await were a hop per request (next() settles it).
+  return (c, next) => {
+    const start = performance.now();
+    const done = accounting.begin();
     return next().then(
       () => {
-        const path = routeLabel(c);
-        const method = c.req.method;
-        const route = cached(routes, `${method} ${path}`, () => {
-          const labels = { method, path };
-          return { requests: m.httpRequests.labels(labels), duration: m.httpDuration.labels(labels) };
-        });
-        route.requests.inc();
-        route.duration.observe((performance.now() - start) / 1000);
-        const status = c.res.status;
-        // The "already sent" marker of a response written to the socket carries no error code
-        // (reading its web Headers per request cost more than the rest of this accounting).
-        const errorCode = c.res === RESPONSE_ALREADY_SENT ? '' : (c.res.headers.get('X-SMG-Error-Code') ?? '');
-        cached(responses, `${path} ${status} ${errorCode}`, () =>
-          m.httpResponses.labels({ path, status_code: String(status), error_code: errorCode }),
-        ).inc();
+        accounting.answered(c.req.method, routeLabel(c), start, c.res);
         // Under Node the response's own close event marks its last byte (a stream written directly
         // has no body here at all); under app.request() the body stream's end does.
         const outgoing = c.env?.outgoing;

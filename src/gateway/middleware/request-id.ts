@@ -3,6 +3,7 @@
  * prefix names the endpoint. Echoed as `x-request-id`.
  */
 import { randomFillSync } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from './env.js';
@@ -28,21 +29,45 @@ const POOL = Buffer.alloc(4096);
 let poolAt = POOL.length;
 const UNBIASED_BELOW = 256 - (256 % ALPHABET.length);
 
-function randomChar(): string {
+const ALPHABET_CODES = Buffer.from(ALPHABET, 'latin1');
+
+function randomCharCode(): number {
   for (;;) {
     if (poolAt === POOL.length) {
       randomFillSync(POOL);
       poolAt = 0;
     }
     const b = POOL[poolAt++];
-    if (b < UNBIASED_BELOW) return ALPHABET[b % ALPHABET.length];
+    if (b < UNBIASED_BELOW) return ALPHABET_CODES[b % ALPHABET.length];
   }
 }
 
-function generateRequestId(path: string): string {
-  let s = prefixFor(path);
-  for (let i = 0; i < 24; i++) s += randomChar();
-  return s;
+/** The id's 24 characters, written here and read as one string (24 appends left 24 string pieces to collect). */
+const ID_CHARS = Buffer.alloc(24);
+
+export function generateRequestId(path: string): string {
+  for (let i = 0; i < 24; i++) ID_CHARS[i] = randomCharCode();
+  return prefixFor(path) + ID_CHARS.toString('latin1', 0, 24);
+}
+
+const isHttpWhitespace = (code: number) => code === 9 || code === 10 || code === 13 || code === 32;
+
+/**
+ * The client's id from Node's parsed headers, as `c.req.header(h)` reads it through
+ * @hono/node-server (the first of HEADERS that is set and not blank, trimmed of HTTP whitespace).
+ * For the direct front of the inference routes (gateway/direct-front.ts).
+ */
+export function requestIdFromNode(headers: IncomingHttpHeaders): string | undefined {
+  for (const h of HEADERS) {
+    const v = headers[h];
+    if (typeof v !== 'string' || v.length === 0) continue;
+    let start = 0;
+    let end = v.length;
+    while (start < end && isHttpWhitespace(v.charCodeAt(start))) start++;
+    while (end > start && isHttpWhitespace(v.charCodeAt(end - 1))) end--;
+    if (end > start) return start === 0 && end === v.length ? v : v.slice(start, end);
+  }
+  return undefined;
 }
 
 export function requestId(): MiddlewareHandler<AppEnv> {

@@ -227,13 +227,80 @@ export function parsePythonJson(text: string): unknown {
 }
 
 /**
- * Strings (skipped), number tokens and brackets: a number JSON.parse would change, or an
- * integer-like key, and the nesting it sits at. The string branch is the unrolled
- * `"[^"\\]*(?:\\.[^"\\]*)*"`, not `"(?:[^"\\]|\\.)*"`: V8's backtracking keeps a stack entry per
- * iteration of an alternation, so a string of a few million characters (a 28 MB prompt)
- * overflowed the stack and the body was refused as malformed JSON.
+ * The scan below reads the tokens of `/"[^"\\]*(?:\\.[^"\\]*)*"(\s*:)?|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|[[{]|[\]}]/g`
+ * (strings, skipped; number tokens; brackets) by hand, character by character, where a regex
+ * exec per token made a match array and a substring each: 11 % of the gateway's allocated bytes
+ * for a short chat request (issue 30). test/unit/python-json-scan.test.ts holds it to that regex,
+ * on valid and broken JSON alike. (The unrolled string form also kept V8's backtracking stack small
+ * for a string of a few million characters; the loop here needs none.)
  */
-const TOKENS = /"[^"\\]*(?:\\.[^"\\]*)*"(\s*:)?|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|[[{]|[\]}]/g;
+const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
+/** `.` in a regex stops at these. */
+const isLineTerminator = (c: number) => c === 0x0a || c === 0x0d || c === 0x2028 || c === 0x2029;
+/** What `\s` matches. */
+const isRegexSpace = (c: number) =>
+  c === 0x20 ||
+  (c >= 0x09 && c <= 0x0d) ||
+  c === 0xa0 ||
+  c === 0x1680 ||
+  (c >= 0x2000 && c <= 0x200a) ||
+  c === 0x2028 ||
+  c === 0x2029 ||
+  c === 0x202f ||
+  c === 0x205f ||
+  c === 0x3000 ||
+  c === 0xfeff;
+
+/** Past the closing quote of the string opening at `i`, or -1 where the string alternative fails there. */
+function stringEnd(text: string, i: number): number {
+  const n = text.length;
+  let j = i + 1;
+  while (j < n) {
+    const c = text.charCodeAt(j);
+    if (c === 0x22) return j + 1;
+    if (c === 0x5c) {
+      if (j + 1 >= n || isLineTerminator(text.charCodeAt(j + 1))) return -1;
+      j += 2;
+    } else j++;
+  }
+  return -1;
+}
+
+/** Past the number token starting at `i` (a '-' or a digit), or -1 where none starts there. */
+function numberEnd(text: string, i: number): number {
+  let j = i;
+  if (text.charCodeAt(j) === 0x2d) j++;
+  if (!isDigit(text.charCodeAt(j))) return -1;
+  while (isDigit(text.charCodeAt(j))) j++;
+  if (text.charCodeAt(j) === 0x2e && isDigit(text.charCodeAt(j + 1))) {
+    j += 2;
+    while (isDigit(text.charCodeAt(j))) j++;
+  }
+  const e = text.charCodeAt(j);
+  if (e === 0x65 || e === 0x45) {
+    let k = j + 1;
+    const sign = text.charCodeAt(k);
+    if (sign === 0x2b || sign === 0x2d) k++;
+    if (isDigit(text.charCodeAt(k))) {
+      j = k + 1;
+      while (isDigit(text.charCodeAt(j))) j++;
+    }
+  }
+  return j;
+}
+
+/** Whether the key text[from..to) (between its quotes) is `0`, `[1-9]\d*` or `__proto__`: keys JSON.parse reorders or drops. */
+function isLossyKey(text: string, from: number, to: number): boolean {
+  const len = to - from;
+  if (len <= 0) return false;
+  const first = text.charCodeAt(from);
+  if (first === 0x30) return len === 1;
+  if (isDigit(first)) {
+    for (let k = from + 1; k < to; k++) if (!isDigit(text.charCodeAt(k))) return false;
+    return true;
+  }
+  return len === 9 && text.startsWith('__proto__', from);
+}
 
 /**
  * Whether JSON.parse would lose anything a template could print of `text`.
@@ -278,34 +345,68 @@ export interface LossyScan {
  * (api/large-json-body.ts). The clock is read every 64 tokens.
  */
 export function lossyTokensFrom(text: string, from: number, until: number, scan: LossyScan, firstOnly = false): number | null {
-  TOKENS.lastIndex = from;
-  let n = 0;
-  for (let m = TOKENS.exec(text); m !== null; m = TOKENS.exec(text)) {
-    const c = m[0].charCodeAt(0);
-    if (c === 0x7b || c === 0x5b) {
+  const n = text.length;
+  let count = 0;
+  let i = from;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    let end: number;
+    if (c === 0x22) {
+      end = stringEnd(text, i);
+      if (end < 0) {
+        i++;
+        continue;
+      }
+      // `(\s*:)?`: a key. Only an integer-like or __proto__ key is lossy (JSON.parse reorders/drops it).
+      let k = end;
+      while (k < n && isRegexSpace(text.charCodeAt(k))) k++;
+      if (k < n && text.charCodeAt(k) === 0x3a) {
+        if (isLossyKey(text, i + 1, end - 1)) {
+          // Stops at every depth (the re-parse then matches parsePythonJson's), lossy only nested.
+          if (scan.depth >= scan.counts) {
+            scan.lossy = true;
+            if (firstOnly) return null;
+          }
+          scan.stops.push(i);
+        }
+        end = k + 1;
+      }
+    } else if (c === 0x7b || c === 0x5b) {
       if (scan.depth === 0 && c === 0x5b) scan.counts = 1;
       scan.depth++;
+      end = i + 1;
     } else if (c === 0x7d || c === 0x5d) {
       scan.depth--;
-    } else if (isLossy(m)) {
-      // Stops at every depth (the re-parse then matches parsePythonJson's), lossy only nested.
-      if (scan.depth >= scan.counts) {
-        scan.lossy = true;
-        if (firstOnly) return null;
+      end = i + 1;
+    } else if (c === 0x2d || isDigit(c)) {
+      end = numberEnd(text, i);
+      if (end < 0) {
+        i++;
+        continue;
       }
-      scan.stops.push(m.index);
-    } else if (m[0] === '-0') {
-      scan.stops.push(m.index);
+      let lossy = end - i > 15;
+      for (let k = i; !lossy && k < end; k++) {
+        const d = text.charCodeAt(k);
+        lossy = d === 0x2e || d === 0x65 || d === 0x45;
+      }
+      if (lossy) {
+        if (scan.depth >= scan.counts) {
+          scan.lossy = true;
+          if (firstOnly) return null;
+        }
+        scan.stops.push(i);
+      } else if (end - i === 2 && c === 0x2d && text.charCodeAt(i + 1) === 0x30) {
+        // -0: JSON.parse keeps the sign, Python's int has none.
+        scan.stops.push(i);
+      }
+    } else {
+      i++;
+      continue;
     }
-    if ((++n & 63) === 0 && performance.now() >= until) return TOKENS.lastIndex;
+    i = end;
+    if ((++count & 63) === 0 && performance.now() >= until) return i;
   }
   return null;
-}
-
-function isLossy(m: RegExpExecArray): boolean {
-  const t = m[0];
-  if (t.charCodeAt(0) === 34) return m[1] !== undefined && /^"(0|[1-9]\d*|__proto__)"/.test(t);
-  return t.includes('.') || t.includes('e') || t.includes('E') || t.length > 15;
 }
 
 /** The Python form of each parsed object/array, keyed by the JSON.parse value it stands beside. */
