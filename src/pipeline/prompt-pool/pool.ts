@@ -78,6 +78,9 @@ function toNumbers(ids: Uint32Array): number[] | Promise<number[]> {
       const to = Math.min(ids.length, from + IDS_PER_TURN);
       for (let i = from; i < to; i++) out[i] = ids[i];
     }
+    // What the request does next with the ids (the engine guard, ADD encode and send: ~1.5-3 ms
+    // for 131k ids) starts a turn's share of its own, not in the turn of the last slice.
+    await laterTurn();
     return out;
   })();
 }
