@@ -86,8 +86,9 @@ function toNumbers(ids: Uint32Array, packed: Uint8Array | undefined): number[] |
       for (let i = from; i < to; i++) out[i] = ids[i];
     }
     if (packed) attachPackedTokenIds(out, packed);
-    // What the request does next with the ids (the engine guard, ADD encode and send: ~1.5-3 ms
-    // for 131k ids) starts a turn's share of its own, not in the turn of the last slice.
+    // What the request does next with the ids (routing, the engine guard, ADD encode and send:
+    // ~0.5 ms for 131k packed ids, 1.5-3 ms unpacked) starts a turn's share of its own, not in
+    // the turn of the last slice.
     await laterTurn();
     return out;
   })();
