@@ -4,13 +4,15 @@
  * records the time between consecutive check phases (one loop turn each; nothing else runs here),
  * so a stage done in one piece shows as one long turn and a sliced one as many short ones.
  *
- *   npx tsx scripts/long-prompt-turns.ts [--tree DIR] [--tokens 131072] [--messages 1] [--reps 7]
+ *   npx tsx scripts/long-prompt-turns.ts [--tree DIR] [--tokens 131072] [--messages 1] [--reps 7] [--cpu]
  *
  * Stages: body parse (readJsonBody on a Request), prompt thread round trip (render + encode on the
  * thread, ids back as number[]), ADD encode (vLLM dialect), cache_aware routing between two
- * workers (block chain, match, index insert). Min over reps of the longest turn, and of the
+ * workers (block chain, match, index insert); and body to ADD back to back as a request runs them
+ * (where one stage's last piece runs on into the next). Min over reps of the longest turn, and of the
  * stage's total main-thread time (the sum of its turns).
  */
+import { openSync, readSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -23,6 +25,7 @@ const { values } = parseArgs({
     tokens: { type: 'string', default: '131072' },
     messages: { type: 'string', default: '1' },
     reps: { type: 'string', default: '7' },
+    cpu: { type: 'boolean', default: false },
   },
 });
 const tree = resolve(values.tree!);
@@ -50,19 +53,35 @@ await ctx.prompts!.whenReady();
 const template = ctx.template!;
 const kwargs = buildTemplateKwargs({ chatTemplateKwargs: {}, toolChoice: undefined, reasoningEffort: undefined, responseFormat: undefined }, template.thinking);
 
+/**
+ * The clock turns are measured on: wall time by default; with --cpu the main thread's own CPU time
+ * (schedstat, brought up to date by a getrusage first, as in scripts/bench/loop-probe.mjs), so a
+ * busy box's preemptions do not count as turn length.
+ */
+const schedFd = values.cpu ? openSync(`/proc/self/task/${process.pid}/schedstat`, 'r') : -1;
+const schedBuf = Buffer.alloc(96);
+const clock = values.cpu
+  ? () => {
+      process.cpuUsage();
+      const n = readSync(schedFd, schedBuf, 0, schedBuf.length, 0);
+      const text = schedBuf.toString('latin1', 0, n);
+      return Number(text.slice(0, text.indexOf(' '))) / 1e6;
+    }
+  : () => performance.now();
+
 /** Runs `stage` with a turn recorder beside it: the longest turn and the busy total (ms). */
 async function turns(stage: () => Promise<unknown> | unknown): Promise<{ longest: number; total: number }> {
   const gaps: number[] = [];
-  let last = performance.now();
+  let last = clock();
   let running = true;
   const tick = () => {
-    const now = performance.now();
+    const now = clock();
     gaps.push(now - last);
     last = now;
     if (running) setImmediate(tick);
   };
   await new Promise((r) => setImmediate(r));
-  last = performance.now();
+  last = clock();
   setImmediate(tick);
   await stage();
   running = false;
@@ -102,6 +121,16 @@ await stage('render + prompt thread + ids back', (rep) => {
   };
 });
 console.log(`  (${ids.length} prompt tokens)`);
+// The stages back to back as a request runs them: what one stage's last piece runs on into.
+const addOf = (promptTokenIds: number[]) => encodeAdd({ requestId: 'r', promptTokenIds, sampling: w.sampling('short', 1 << 20), arrivalTime: 1, cacheSalt: null, dataParallelRank: null, priority: 0 } as never);
+await stage('body → render → thread → ids → ADD', (rep) => {
+  const text = bodyFor(rep).replace(/}$/, ',"temperature":0.7}');
+  return async () => {
+    const body = (await readJsonBody(request(text))) as { messages: unknown[] };
+    const got = await encodeChatPrompt({ tokenizer: ctx.tokenizer, pool: ctx.prompts ?? null }, template, { messages: body.messages as never, addGenerationPrompt: true, kwargs });
+    addOf(got);
+  };
+});
 const sampling = w.sampling('short', 1 << 20);
 await stage('ADD encode (vLLM)', () => () => encodeAdd({ requestId: 'r', promptTokenIds: ids, sampling, arrivalTime: 1, cacheSalt: null, dataParallelRank: null, priority: 0 } as never));
 const policy = new CacheAwarePolicy({ modelId: 'm', logger: console as never, random: Math.random } as never);

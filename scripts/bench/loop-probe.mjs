@@ -14,7 +14,8 @@
  * - gc: the main thread's garbage-collection pauses (PerformanceObserver 'gc' entries): their sum
  *   and the longest one, to tell a late timer caused by GC from one caused by our own callbacks.
  * - turns: how long the loop was held in one piece. A 1 ms interval reads the main thread's own CPU
- *   time (/proc/self/task/<pid>/schedstat, ns; one pread, ~2 µs) each time it runs; the main-thread
+ *   time (/proc/self/task/<pid>/schedstat, ns; one pread, ~2 µs, after a getrusage that brings the
+ *   field up to date, ~3 µs, see below) each time it runs; the main-thread
  *   CPU between two runs is the longest stretch no timer could run (a turn, or several turns shorter
  *   than the 1 ms period, so the floor is ~1 ms). Unlike the delay above it does not count time the
  *   thread sat runnable while another process had the core (schedstat's second field, reported as
@@ -70,11 +71,22 @@ if (isMainThread) {
     };
     const prev = [0, 0];
     const now = [0, 0];
-    read(prev);
+    // schedstat's on-CPU field is the thread's sum_exec_runtime as the scheduler last folded it in
+    // (update_curr: at its ticks, every 4 ms at HZ=250, and at switches and wakeups), not as of the
+    // read: a loop busy for several ms without sleeping read 0, 0, 0 then ~4 ms at 1 ms intervals,
+    // so turns of 0.2 ms showed as 3-4 ms ones. getrusage(RUSAGE_SELF) (process.cpuUsage) folds
+    // the calling thread's pending time in first (thread_group_cputime -> task_sched_runtime(current),
+    // Linux commit a1eb1411b4e4); with it a 1 ms read never exceeds its wall time (see
+    // scripts/turn-tracer.mjs). The call walks the process's threads: a few µs per timer run.
+    const readNow = (out) => {
+      process.cpuUsage();
+      read(out);
+    };
+    readNow(prev);
     if (Number.isFinite(prev[0])) {
       turnHist = createHistogram();
       setInterval(() => {
-        read(now);
+        readNow(now);
         turnHist.record(Math.max(1, Math.round((now[0] - prev[0]) / 1000)));
         if (now[1] - prev[1] > turnWaitMaxNs) turnWaitMaxNs = now[1] - prev[1];
         prev[0] = now[0];

@@ -54,5 +54,9 @@ export async function parseLargeJsonBody(text: string): Promise<unknown> {
       throw jsonParseError(`JSON syntax error: ${(err as Error).message}`);
     }
   }
+  // What the caller does next with a long prompt (render, length bound, the copy to a prompt
+  // thread: ~1-2 ms) starts a turn's share of its own rather than running on in the turn of the
+  // last scan slice (turn tracer: a 1 ms lossy-scan slice and that chain held one turn 3-4.5 ms).
+  await nextTurn();
   return value;
 }

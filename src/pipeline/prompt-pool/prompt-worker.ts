@@ -10,7 +10,8 @@ import { parsePythonJson } from '../chat-prompt/template-compiler/python-json.js
 import { loadFastBpeEncoder, sameIds } from '../tokenizer/fast-bpe/index.js';
 import { loadLibTokenizer } from '../tokenizer/load.js';
 import { loadNativeEncoder, type TextEncoder } from './native-encoder.js';
-import type { EncoderKind, PromptJob, PromptReply, PromptWorkerInit, WorkerHello } from './protocol.js';
+import { packTokenIds } from '../../engine/msgpack/packed-token-ids.js';
+import { PACK_MIN_IDS, type EncoderKind, type PromptJob, type PromptReply, type PromptWorkerInit, type WorkerHello } from './protocol.js';
 
 const port = parentPort;
 if (!port) throw new Error('prompt-worker.ts runs only as a worker thread');
@@ -96,7 +97,8 @@ async function run(job: PromptJob, encoder: Encoder, template: ChatTemplate | nu
     }
     if (!encoder.exact(text)) return { id: job.id, declined: true };
     const ids = Uint32Array.from(await encoder.encode(text));
-    return { id: job.id, ids };
+    const packed = ids.length >= PACK_MIN_IDS ? packTokenIds(ids) : null;
+    return packed ? { id: job.id, ids, packed } : { id: job.id, ids };
   } catch (err) {
     const kind = err instanceof ChatTemplateError ? 'template' : 'failed';
     return { id: job.id, error: kind, message: (err as Error).message };
@@ -107,7 +109,11 @@ start().then(
   ({ encoder, template, hello }) => {
     port.on('message', (job: PromptJob) => {
       void run(job, encoder, template).then((reply) => {
-        if ('ids' in reply) port.postMessage(reply, [reply.ids.buffer as ArrayBuffer]);
+        if ('ids' in reply) {
+          const moved = [reply.ids.buffer as ArrayBuffer];
+          if (reply.packed) moved.push(reply.packed.buffer as ArrayBuffer);
+          port.postMessage(reply, moved);
+        }
         else port.postMessage(reply);
       });
     });

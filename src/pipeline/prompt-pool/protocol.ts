@@ -30,8 +30,16 @@ export type PromptJob =
   | { id: number; op: 'chat'; request: RenderRequest; toolsJson?: string }
   | { id: number; op: 'text'; text: string };
 
+/**
+ * From this many ids on, a thread also sends the ids as the msgpack array an ADD carries
+ * (engine/msgpack/packed-token-ids.ts): checking and writing them on the event loop costs ~8 ns
+ * per id there (~1 ms for a 131k-token prompt), packing them costs the thread about as much.
+ */
+export const PACK_MIN_IDS = 8192;
+
 export type PromptReply =
-  | { id: number; ids: Uint32Array }
+  /** `packed`: the ids' msgpack array, when there are PACK_MIN_IDS or more and the guards accept them all. */
+  | { id: number; ids: Uint32Array; packed?: Uint8Array }
   /** This text is one the worker cannot encode exactly: the event loop must (see prompt-worker.ts). */
   | { id: number; declined: true }
   /** `template`: the template raised (a client error); `failed`: anything else. */

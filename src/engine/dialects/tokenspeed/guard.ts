@@ -30,6 +30,7 @@ import {
   fail,
   quoted,
 } from '../guard-checks.js';
+import { packedTokenIdsOf } from '../../msgpack/packed-token-ids.js';
 import type { TsSamplingParams } from './sampling-layout.js';
 import { samplingRangeViolation } from './sampling-rules.js';
 
@@ -47,7 +48,8 @@ export function guardTokenSpeedRequest(req: EngineRequest): void {
   // A nil rid is dropped (§4.2); an empty one would collide across requests in the abort memory.
   checkNonEmptyString(req.requestId, 'rid');
   // Nil or empty input_ids is unsupported: the engine measures its length (§4.2).
-  checkTokenIds(req.promptTokenIds, 'input_ids', true);
+  // Ids a prompt thread packed were checked against the same bound there (packed-token-ids.ts).
+  if (packedTokenIdsOf(req.promptTokenIds) === null) checkTokenIds(req.promptTokenIds, 'input_ids', true);
   if (req.stream !== undefined) checkBool(req.stream, 'stream');
   guardSeamSampling(req.sampling);
 }

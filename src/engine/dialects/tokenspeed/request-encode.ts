@@ -5,6 +5,7 @@
  */
 import type { EngineRequest, InputFrames } from '../../types.js';
 import { WireEncodeError } from '../../types.js';
+import { packedTokenIdsOf } from '../../msgpack/packed-token-ids.js';
 import { MsgpackWriter } from '../../msgpack/writer.js';
 import { guardTokenSpeedRequest, guardTokenSpeedSampling } from './guard.js';
 import type { TsSamplingParams } from './sampling-layout.js';
@@ -70,7 +71,10 @@ export function encodeTokenSpeedAddFields(f: TsAddFields): Buffer {
   w.str(f.rid);
   w.nil(); // http_worker_ipc: unused on this path
   w.nil(); // input_text: token path only
-  w.intArray(f.inputIds);
+  // A long prompt's ids come packed from its prompt thread: the same bytes intArray writes.
+  const packed = packedTokenIdsOf(f.inputIds);
+  if (packed !== null) w.raw(packed);
+  else w.intArray(f.inputIds);
   writeTokenSpeedSampling(w, f.sampling);
   w.bool(f.returnLogprob);
   w.int(-1); // logprob_start_len

@@ -27,6 +27,7 @@ import {
   jsonTextDepth,
   tooDeep,
 } from '../guard-checks.js';
+import { packedTokenIdsOf } from '../../msgpack/packed-token-ids.js';
 import { samplingRuleViolation } from './sampling-rules.js';
 
 const SP = 'sampling_params';
@@ -43,7 +44,8 @@ export const MAX_LOGPROBS = 20;
 export function guardEngineRequest(req: EngineRequest): void {
   if (typeof req !== 'object' || req === null) fail('request', `expected an object, got ${describe(req)}`);
   checkNonEmptyString(req.requestId, 'request_id');
-  checkTokenIds(req.promptTokenIds, 'prompt_token_ids', true);
+  // Ids a prompt thread packed were checked against the same bound there (packed-token-ids.ts).
+  if (packedTokenIdsOf(req.promptTokenIds) === null) checkTokenIds(req.promptTokenIds, 'prompt_token_ids', true);
   if (checkFinite(req.arrivalTime, 'arrival_time') < 0) fail('arrival_time', `must not be negative, got ${req.arrivalTime}`);
   if (req.cacheSalt !== null) checkNonEmptyString(req.cacheSalt, 'cache_salt');
   const rank = checkNullableInt(req.dataParallelRank, 'data_parallel_rank');

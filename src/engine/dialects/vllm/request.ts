@@ -5,6 +5,7 @@
  */
 import type { EngineRequest, InputFrames } from '../../types.js';
 import { WireEncodeError } from '../../types.js';
+import { packedTokenIdsOf } from '../../msgpack/packed-token-ids.js';
 import { MsgpackWriter } from '../../msgpack/writer.js';
 import { ENGINE_CORE_REQUEST_FIELDS, RequestType } from './constants.js';
 import { guardEngineRequest } from './guard.js';
@@ -29,7 +30,10 @@ export function encodeAdd(req: EngineRequest): InputFrames {
     w.reset();
     w.arrayHeader(ENGINE_CORE_REQUEST_FIELDS);
     w.str(req.requestId); // 0 request_id
-    w.uintArray(req.promptTokenIds); // 1 prompt_token_ids
+    // 1 prompt_token_ids (a long prompt's come packed from its prompt thread: the same bytes)
+    const packed = packedTokenIdsOf(req.promptTokenIds);
+    if (packed !== null) w.raw(packed);
+    else w.uintArray(req.promptTokenIds);
     w.nil(); // 2 mm_features
     writeSamplingParams(w, req.sampling); // 3 sampling_params
     w.nil(); // 4 pooling_params
