@@ -26,6 +26,8 @@
  * nothing is in it, so an idle gateway keeps neither.
  */
 
+import { writeJsonString } from './json-bytes.js';
+
 const CHUNK = 16 * 1024;
 /** A bound on what the pool keeps (64 MB of mostly untouched address space), not a working size. */
 const POOL_MAX = 4096;
@@ -136,23 +138,44 @@ export class FrameBytes {
     // UTF-8 takes at most 3 bytes per UTF-16 code unit (a surrogate pair: 4 bytes for 2 units);
     // a frame too big for that bound to be cheap (a long tool call's arguments) is measured.
     const need = frames.length <= SMALL_FRAME ? frames.length * 3 : Buffer.byteLength(frames);
-    let buf = this.buf;
+    const buf = this.reserve(need);
+    this.commit(buf.write(frames, this.end));
+  }
+
+  /**
+   * A frame made of fixed bytes around one JSON string: `prefix`, then `text` as JSON.stringify
+   * writes it (quotes and escapes), then `suffix`. Every token frame of a streamed answer has this
+   * shape; writing the fixed parts as bytes spares building the frame as a string (a rope that
+   * V8 flattens again to encode it: ~0.6 µs per frame at 1,000 paced streams, issue 30).
+   */
+  appendAround(prefix: Uint8Array, text: string, suffix: Uint8Array): void {
+    // JSON.stringify writes at most 6 bytes per UTF-16 unit (\u00XX, or a lone surrogate's \uDXXX).
+    const buf = this.reserve(prefix.length + 2 + 6 * text.length + suffix.length);
+    let pos = this.end;
+    buf.set(prefix, pos);
+    pos = writeJsonString(buf, pos + prefix.length, text);
+    buf.set(suffix, pos);
+    this.commit(pos + suffix.length - this.end);
+  }
+
+  /**
+   * Room for `need` more bytes at `this.end` (in the arena, or a private buffer); the caller
+   * writes them there and then calls commit() with how many it wrote.
+   */
+  private reserve(need: number): Buffer {
+    const buf = this.buf;
     if (buf === null && need <= ARENA_FRAME_MAX && this.held === null) {
       const a = arenaFor(need);
       a.users++;
       this.arena = a;
-      this.buf = buf = a.buf;
+      this.buf = a.buf;
       this.start = this.end = a.pos;
-      a.pos = this.end += buf.write(frames, this.end);
-      return;
+      return a.buf;
     }
     const a = this.arena;
     if (a !== null) {
       // Still the arena's last writer: the frames go on after its own.
-      if (a.pos === this.end && this.end + need <= a.buf.length) {
-        a.pos = this.end += a.buf.write(frames, this.end);
-        return;
-      }
+      if (a.pos === this.end && this.end + need <= a.buf.length) return a.buf;
       // Others wrote since (a second event in one turn, e.g. engine messages read together after
       // a stall): a few pending frames move to the arena's end rather than to a private buffer.
       // Bytes already with the socket stay where they are: this stream still counts as a user.
@@ -171,14 +194,21 @@ export class FrameBytes {
         a.buf.copy(to.buf, to.pos, this.start, this.end);
         this.start = to.pos;
         this.end = to.pos + kept;
-        to.pos = this.end += to.buf.write(frames, this.end);
-        return;
+        // Claimed now: the caller's bytes follow these.
+        to.pos = this.end;
+        return to.buf;
       }
-      buf = this.grow(need);
-    } else if (buf === null || this.end + need > buf.length) {
-      buf = this.grow(need);
+      return this.grow(need);
     }
-    this.end += buf.write(frames, this.end);
+    if (buf === null || this.end + need > buf.length) return this.grow(need);
+    return buf;
+  }
+
+  /** `n` bytes were written at `this.end` (after reserve()). */
+  private commit(n: number): void {
+    this.end += n;
+    // In the arena the next free byte follows them.
+    if (this.arena !== null) this.arena.pos = this.end;
   }
 
   /** The bytes not yet handed out; from now on they belong to the socket. */

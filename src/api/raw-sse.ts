@@ -86,6 +86,11 @@ export class RawSseWriter implements GenerationSink, Flushable, HeldHead {
     if (this.broke) return;
     try {
       if (!this.raw.headersSent) this.head();
+      // Token frames go into the pending bytes without being made as a string first.
+      if (this.enc.eventInto !== undefined && !this.raw.closed && this.enc.eventInto(ev, this.pending)) {
+        this.schedule();
+        return;
+      }
       const frames = this.enc.event(ev);
       if (frames) this.send(frames);
     } catch (err) {
