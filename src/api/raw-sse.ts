@@ -49,6 +49,8 @@ export class RawSseWriter implements GenerationSink, Flushable, HeldHead {
   private finished = false;
   /** Encoding or writing threw; everything after is ignored. */
   private broke = false;
+  /** The response takes whole HTTP chunks from us (RawResponse.chunkSelf): writes are framed. */
+  private chunked = false;
 
   constructor(
     private readonly raw: RawResponse,
@@ -130,7 +132,7 @@ export class RawSseWriter implements GenerationSink, Flushable, HeldHead {
     try {
       if (this.finished) return this.endNow();
       if (this.pending.size > 0) {
-        if (!this.raw.write(this.pending.take())) this.blocked = true;
+        if (!this.raw.write(this.pending.take(this.chunked))) this.blocked = true;
       }
       // The socket has sent all it was given (now, or by the drain that called this): the buffer
       // can serve another stream.
@@ -196,8 +198,11 @@ export class RawSseWriter implements GenerationSink, Flushable, HeldHead {
           } catch {
             frame = '';
           }
-          if (frame) this.raw.end(frame);
-          else this.raw.destroy();
+          if (!frame) this.raw.destroy();
+          else if (this.chunked) {
+            this.pending.append(frame);
+            this.raw.end(this.pending.take(true));
+          } else this.raw.end(frame);
         }
       }
     } catch {
@@ -210,6 +215,7 @@ export class RawSseWriter implements GenerationSink, Flushable, HeldHead {
   private head(): void {
     this.headHeld = false;
     this.raw.writeHead(200, { ...SSE_HEADERS, ...this.opts.headers });
+    this.chunked = this.raw.chunkSelf?.() ?? false;
     const start = this.enc.start?.();
     if (start) this.send(start);
   }
@@ -246,7 +252,7 @@ export class RawSseWriter implements GenerationSink, Flushable, HeldHead {
       this.raw.end();
       return;
     }
-    this.raw.end(this.pending.take());
+    this.raw.end(this.pending.take(this.chunked));
     if (this.raw.idle) this.pending.release();
   }
 }
