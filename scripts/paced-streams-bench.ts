@@ -31,13 +31,14 @@ import { parseBenchArgs } from './bench/args.js';
 import { createAgent, httpRequestFn } from './bench/http-client.js';
 import { ChildLoopProbe, LOOP_PROBE_FILE, type LoopStats } from './bench/loop-stats.js';
 import type { GapSink } from './bench/arrivals.js';
-import { Child, freePort, installSignalHandlers, procCpuSeconds, rssBytes, selfCpuSeconds, sleep, stopAll, waitReady } from './bench/procs.js';
+import { Child, freePort, installSignalHandlers, procCpuSeconds, procCpuSecondsPrecise, rssBytes, selfCpuSeconds, sleep, stopAll, waitReady } from './bench/procs.js';
 import { captureFrames } from './bench/sse-frames.js';
 import { Samples, percentile, summarize } from './bench/stats.js';
 import { engineArgs, workerUrl } from './bench/targets/engine-args.js';
 import { buildWorkloads } from './bench/workloads.js';
 import type http from 'node:http';
-import { readFileSync, readdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
 
 /** CPU seconds per thread name (comm) of a process, from /proc/<pid>/task/<tid>/stat. */
 function threadCpu(pid: number): Map<string, number> {
@@ -67,7 +68,13 @@ const { values, positionals } = parseArgs({
     'idle-secs': { type: 'string', default: '30' },
     'pre-idle-secs': { type: 'string', default: '8' },
     'no-ceiling': { type: 'boolean', default: false },
+    /** Also run a ceiling that frames its chunks itself (ceiling-server.ts --framing self): an experiment. */
+    'self-framed-ceiling': { type: 'boolean', default: false },
+    /** Also run a ceiling that corks each write as the gateway does (--framing corked): an experiment. */
+    'corked-ceiling': { type: 'boolean', default: false },
     profile: { type: 'string' },
+    /** `perf record` (CPU time, kernel included, all threads) of each target's window into this directory. */
+    perf: { type: 'string' },
     verbose: { type: 'boolean', default: false },
     /** Heap snapshots of the first gateway before and with the N streams open, into this directory. */
     snapshots: { type: 'string' },
@@ -114,6 +121,7 @@ const opts = parseBenchArgs(['--concurrency', String(N), '--max-tokens', String(
 const w = await buildWorkloads(opts);
 // Inherited by the children (paced-gc-probe.mjs reads it).
 if (values.snapshots) process.env.SMG_BENCH_SNAPSHOT_DIR = resolve(values.snapshots);
+if (values.perf) mkdirSync(resolve(values.perf), { recursive: true });
 const dir = await mkdtemp(join(tmpdir(), 'smgpaced-'));
 const log = (m: string) => process.stderr.write(`paced: ${m}\n`);
 
@@ -135,6 +143,8 @@ interface RoundResult {
   errors: string[];
   tokens: number;
   cpuUsPerTok: number;
+  /** The same from schedstat (ns on a CPU, not 10 ms ticks). */
+  preciseUsPerTok: number;
   cores: number;
   engineCores: number;
   clientCores: number;
@@ -163,6 +173,8 @@ installSignalHandlers(async () => {
 try {
   for (const [i, tree] of trees.entries()) targets.push(await startGateway(tree, `${'ABCDEFG'[i]} ${tree}`, i));
   if (!values['no-ceiling']) targets.push(await startCeiling(targets[0]));
+  if (values['corked-ceiling']) targets.push(await startCeiling(targets[0], 'corked'));
+  if (values['self-framed-ceiling']) targets.push(await startCeiling(targets[0], 'self'));
   for (const t of targets) await warm(t);
   for (let r = 0; r < Number(values.rounds); r++) {
     for (const t of r % 2 === 0 ? targets : [...targets].reverse()) await measure(t, r);
@@ -180,6 +192,7 @@ async function startGateway(tree: string, name: string, i: number): Promise<Targ
   const [port, mport] = [await freePort(), await freePort()];
   const nodeFlags = ['--import', LOOP_PROBE_FILE, '--expose-gc', '--import', GC_PROBE_FILE];
   if (values.profile) nodeFlags.push('--cpu-prof', '--cpu-prof-dir', join(resolve(values.profile), String(i)));
+  if (values.perf) nodeFlags.push('--perf-basic-prof');
   const gateway = new Child(
     `gateway ${i}`,
     [
@@ -198,21 +211,24 @@ async function startGateway(tree: string, name: string, i: number): Promise<Targ
   return { name, pid: gateway.pid, port, model: models.data[0].id, loop: new ChildLoopProbe(gateway), gc: new GcProbe(gateway), agent: createAgent(), children: [gateway, engine], results: [] };
 }
 
-async function startCeiling(from: Target): Promise<Target> {
+async function startCeiling(from: Target, framing: 'node' | 'corked' | 'self' = 'node'): Promise<Target> {
   // Frames of a 16-token answer from the first gateway: the ceiling cycles through its token frames.
   const small = Buffer.from(JSON.stringify({ ...JSON.parse((w.httpBody('stream', from.model) as Buffer).toString()), max_tokens: 16 }));
   const frames = await captureFrames('127.0.0.1', from.port, small);
   const framesFile = join(dir, 'frames.json');
   await writeFile(framesFile, JSON.stringify(frames));
   const port = await freePort();
-  const server = new Child('ceiling', ['--port', String(port), '--frames', framesFile, '--step-ms', String(STEP_MS), '--mode', 'step'], {
-    nodeFlags: ['--import', LOOP_PROBE_FILE, '--expose-gc', '--import', GC_PROBE_FILE, '--import', import.meta.resolve('tsx/esm')],
+  const server = new Child('ceiling', ['--port', String(port), '--frames', framesFile, '--step-ms', String(STEP_MS), '--mode', 'step', ...(framing === 'node' ? [] : ['--framing', framing])], {
+    nodeFlags: [
+      '--import', LOOP_PROBE_FILE, '--expose-gc', '--import', GC_PROBE_FILE, '--import', import.meta.resolve('tsx/esm'),
+      ...(values.perf ? ['--perf-basic-prof'] : []),
+    ],
     script: fileURLToPath(new URL('./bench/ceiling-server.ts', import.meta.url)),
     verbose: values.verbose,
   });
   await waitReady(`http://127.0.0.1:${port}`, server, 30_000);
   log(`ceiling pid ${server.pid} on ${port}`);
-  return { name: 'http-ceiling', pid: server.pid, port, model: 'bench', loop: new ChildLoopProbe(server), gc: new GcProbe(server), agent: createAgent(), children: [server], results: [] };
+  return { name: framing === 'node' ? 'http-ceiling' : `${framing}-ceiling`, pid: server.pid, port, model: 'bench', loop: new ChildLoopProbe(server), gc: new GcProbe(server), agent: createAgent(), children: [server], results: [] };
 }
 
 async function snapshot(t: Target): Promise<void> {
@@ -272,16 +288,20 @@ async function measure(t: Target, round: number): Promise<void> {
   sink.arrivalGaps = inWindow.arrivalGaps;
   const threads0 = threadCpu(t.pid);
   const cpu0 = procCpuSeconds(t.pid);
+  const ns0 = procCpuSecondsPrecise(t.pid);
   const eng0 = engine ? procCpuSeconds(engine.pid) : 0;
   const self0 = selfCpuSeconds();
   const w0 = performance.now();
+  const perf = values.perf ? startPerf(t, round) : null;
   const rss: number[] = [];
   while (performance.now() - w0 < WINDOW_MS) {
     await sleep(500);
     rss.push(rssBytes(t.pid));
   }
   const cpu1 = procCpuSeconds(t.pid);
+  const ns1 = procCpuSecondsPrecise(t.pid);
   const threads1 = threadCpu(t.pid);
+  if (perf) await stopPerf(perf);
   // After the CPU window (a forced GC costs CPU), with all N streams still open.
   const gcDuring = await t.gc.ask();
   if (values.snapshots && t === targets[0]) await snapshot(t);
@@ -305,6 +325,7 @@ async function measure(t: Target, round: number): Promise<void> {
     errors,
     tokens,
     cpuUsPerTok: ((cpu1 - cpu0) * 1e6) / tokens,
+    preciseUsPerTok: ((ns1 - ns0) * 1e6) / tokens,
     cores: (cpu1 - cpu0) / wallSec,
     engineCores: (eng1 - eng0) / wallSec,
     clientCores: (self1 - self0) / wallSec,
@@ -323,7 +344,7 @@ async function measure(t: Target, round: number): Promise<void> {
   t.results.push(res);
   log(
     `round ${round + 1} ${t.name}: ${res.ok} ok ${res.failed} failed${errors.length ? ` (${errors.join('; ')})` : ''}, ` +
-      `${res.cpuUsPerTok.toFixed(1)} µs/tok, ${res.cores.toFixed(2)} cores, ${(tokens / wallSec).toFixed(0)} tok/s, loop p99 ${loop?.delayP99Ms?.toFixed(1)} ms, ` +
+      `${res.cpuUsPerTok.toFixed(1)} µs/tok (schedstat ${res.preciseUsPerTok.toFixed(1)}), ${res.cores.toFixed(2)} cores, ${(tokens / wallSec).toFixed(0)} tok/s, loop p99 ${loop?.delayP99Ms?.toFixed(1)} ms, ` +
       `gap p99 ${res.gapP99.toFixed(1)} ms, TTFT p50 ${res.ttftP50.toFixed(0)} ms, RSS ${res.rssBeforeMb.toFixed(0)} MB + ${res.rssPerStreamKb.toFixed(1)} KB/stream, client ${res.clientCores.toFixed(2)} cores`,
   );
   const perThread = [...threads1]
@@ -342,6 +363,24 @@ async function measure(t: Target, round: number): Promise<void> {
   );
 }
 
+/**
+ * `perf record` of the target's process for the window: CPU-time samples (a loaded box does not
+ * inflate them, unlike --cpu-prof's wall-clock ticks), with the kernel's share of each write and
+ * every thread (ZMQ, GC helpers). JS frames are named through --perf-basic-prof's map file.
+ */
+function startPerf(t: Target, round: number): ChildProcess {
+  const tag = t.name.endsWith('ceiling') ? t.name : t.name[0];
+  const out = join(resolve(values.perf!), `${tag}-r${round + 1}.data`);
+  return spawn('perf', ['record', '-q', '-F', '997', '-g', '-p', String(t.pid), '-o', out], { stdio: 'ignore' });
+}
+
+async function stopPerf(p: ChildProcess): Promise<void> {
+  if (p.exitCode !== null) return;
+  const done = new Promise<void>((r) => p.once('exit', () => r()));
+  p.kill('SIGINT');
+  await done;
+}
+
 function report(): void {
   const med = (xs: number[]) => percentile(Float64Array.from(xs.filter(Number.isFinite)).sort(), 50);
   const ceiling = targets.find((t) => t.name === 'http-ceiling');
@@ -349,6 +388,7 @@ function report(): void {
   console.log(`\n${N} streams × one token per ${STEP_MS} ms, window ${WINDOW_MS / 1000} s, ${values.rounds} round(s) (medians)`);
   const rows: [string, (r: RoundResult) => number, number][] = [
     ['CPU µs/token', (r) => r.cpuUsPerTok, 1],
+    ['  schedstat µs/token', (r) => r.preciseUsPerTok, 1],
     ['cores', (r) => r.cores, 2],
     ['loop delay p99 ms', (r) => r.loop?.delayP99Ms ?? Number.NaN, 1],
     ['loop utilization', (r) => r.loop?.utilization ?? Number.NaN, 2],

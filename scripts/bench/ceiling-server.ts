@@ -24,7 +24,7 @@ import { parseArgs } from 'node:util';
 import { withCompletionTokens, type SseFrames } from './sse-frames.js';
 
 const { values } = parseArgs({
-  options: { port: { type: 'string' }, frames: { type: 'string' }, 'step-ms': { type: 'string' }, mode: { type: 'string' } },
+  options: { port: { type: 'string' }, frames: { type: 'string' }, 'step-ms': { type: 'string' }, mode: { type: 'string' }, framing: { type: 'string' } },
   strict: true,
 });
 if (!values.port || !values.frames) {
@@ -38,6 +38,22 @@ const mode = values.mode ?? 'burst';
 if (mode !== 'step' && mode !== 'burst') throw new Error(`--mode: step or burst, got '${mode}'`);
 const framesPerStepOf = (m: string) => (m === 'burst' ? Infinity : 1);
 const framesPerStep = framesPerStepOf(mode);
+/**
+ * --framing self (an experiment, step mode): the chunk framing is written by this server (one
+ * Buffer per frame, `<hex>\r\n<frame>\r\n`, prebuilt), with chunkedEncoding turned off after the
+ * head, and each write corked so it leaves at once: what a write costs without Node's own framing.
+ */
+const selfFraming = values.framing === 'self';
+/** --framing corked (an experiment): Node's framing, but each write corked as the gateway does. */
+const corked = values.framing === 'corked';
+const framedTokens = tokenFrames.map((f) => {
+  const b = Buffer.from(f);
+  return Buffer.concat([Buffer.from(`${b.length.toString(16)}\r\n`), b, Buffer.from('\r\n')]);
+});
+const framedHead = frames.head.map((f) => {
+  const b = Buffer.from(f);
+  return Buffer.concat([Buffer.from(`${b.length.toString(16)}\r\n`), b, Buffer.from('\r\n')]);
+});
 
 /** Tail frames with the usage counts of an N-token response (only a few distinct N per run). */
 const tails = new Map<number, string[]>();
@@ -78,10 +94,39 @@ function schedule(): void {
  */
 function advance(s: Stream): void {
   const res = s.res;
+  if (selfFraming && s.sent > 0 && s.sent < s.n - 1) {
+    res.cork();
+    const ok = res.write(framedTokens[s.sent % framedTokens.length]);
+    res.uncork();
+    s.sent += 1;
+    if (!ok) {
+      s.paused = true;
+      res.once('drain', () => {
+        s.paused = false;
+        schedule();
+      });
+    }
+    return;
+  }
+  if (selfFraming && s.sent === 0) {
+    // The head, with the first frames framed by hand.
+    res.cork();
+    for (const f of framedHead) res.write(f);
+    res.write(framedTokens[0]);
+    res.uncork();
+    s.sent = 1;
+    return;
+  }
+  if (selfFraming) {
+    // Back to Node's framing for the last frames and the end.
+    (res as unknown as { chunkedEncoding: boolean }).chunkedEncoding = true;
+  }
   if (s.sent === 0) for (const f of frames.head) res.write(f);
   let ok = true;
   for (let k = 0; k < s.perStep && ok && s.sent < s.n; k++) {
+    if (corked) res.cork();
     ok = res.write(tokenFrames[s.sent % tokenFrames.length]);
+    if (corked) res.uncork();
     s.sent += 1;
   }
   if (s.sent >= s.n) {
@@ -114,6 +159,7 @@ function step(): void {
 
 function start(res: http.ServerResponse, maxTokens: number, perStep: number): void {
   res.writeHead(200, frames.headers);
+  if (selfFraming && perStep === 1) (res as unknown as { chunkedEncoding: boolean }).chunkedEncoding = false;
   const s: Stream = { res, n: maxTokens, sent: 0, paused: false, done: false, perStep };
   res.once('close', () => {
     s.done = true; // client went away (or we ended): drop it on the next step

@@ -26,6 +26,8 @@
  * nothing is in it, so an idle gateway keeps neither.
  */
 
+import { writeJsonString } from './json-bytes.js';
+
 const CHUNK = 16 * 1024;
 /** A bound on what the pool keeps (64 MB of mostly untouched address space), not a working size. */
 const POOL_MAX = 4096;
@@ -42,6 +44,12 @@ const ARENA_FRAME_MAX = 4 * 1024;
  * growing backlog again for each.
  */
 const RELOCATE_MAX = 2048;
+/**
+ * Room kept before each region of pending bytes for an HTTP chunk-size line (up to 8 hex digits
+ * and CRLF) and after it for the chunk's CRLF: take(true) frames the region in place.
+ */
+const HEAD_ROOM = 10;
+const TAIL_ROOM = 2;
 /** Frames up to this many UTF-16 units reserve their worst case instead of being measured. */
 const SMALL_FRAME = 4096;
 
@@ -136,22 +144,57 @@ export class FrameBytes {
     // UTF-8 takes at most 3 bytes per UTF-16 code unit (a surrogate pair: 4 bytes for 2 units);
     // a frame too big for that bound to be cheap (a long tool call's arguments) is measured.
     const need = frames.length <= SMALL_FRAME ? frames.length * 3 : Buffer.byteLength(frames);
-    let buf = this.buf;
+    const buf = this.reserve(need);
+    this.commit(buf.write(frames, this.end));
+  }
+
+  /**
+   * A frame made of fixed bytes around one JSON string: `prefix`, then `text` as JSON.stringify
+   * writes it (quotes and escapes), then `suffix`. Every token frame of a streamed answer has this
+   * shape; writing the fixed parts as bytes spares building the frame as a string (a rope that
+   * V8 flattens again to encode it: ~0.6 µs per frame at 1,000 paced streams, issue 30).
+   */
+  appendAround(prefix: Uint8Array, text: string, suffix: Uint8Array): void {
+    // JSON.stringify writes at most 6 bytes per UTF-16 unit (\u00XX, or a lone surrogate's \uDXXX).
+    const buf = this.reserve(prefix.length + 2 + 6 * text.length + suffix.length);
+    let pos = this.end;
+    buf.set(prefix, pos);
+    pos = writeJsonString(buf, pos + prefix.length, text);
+    buf.set(suffix, pos);
+    this.commit(pos + suffix.length - this.end);
+  }
+
+  /**
+   * Room for `need` more bytes at `this.end` (in the arena, or a private buffer); the caller
+   * writes them there and then calls commit() with how many it wrote. A new region (nothing
+   * pending) starts HEAD_ROOM bytes on, and TAIL_ROOM bytes stay free after the data: take(true)
+   * writes the HTTP chunk framing there.
+   */
+  private reserve(need: number): Buffer {
+    const total = need + TAIL_ROOM;
+    const buf = this.buf;
+    const empty = this.start === this.end;
     if (buf === null && need <= ARENA_FRAME_MAX && this.held === null) {
-      const a = arenaFor(need);
+      const a = arenaFor(HEAD_ROOM + total);
       a.users++;
       this.arena = a;
-      this.buf = buf = a.buf;
-      this.start = this.end = a.pos;
-      a.pos = this.end += buf.write(frames, this.end);
-      return;
+      this.buf = a.buf;
+      this.start = this.end = a.pos + HEAD_ROOM;
+      a.pos = this.end;
+      return a.buf;
     }
     const a = this.arena;
     if (a !== null) {
-      // Still the arena's last writer: the frames go on after its own.
-      if (a.pos === this.end && this.end + need <= a.buf.length) {
-        a.pos = this.end += a.buf.write(frames, this.end);
-        return;
+      // Still the arena's last writer: the frames go on after its own (after what its socket has,
+      // when nothing is pending: a new region).
+      if (empty) {
+        if (a.pos === this.end && this.end + HEAD_ROOM + total <= a.buf.length) {
+          this.start = this.end = this.end + HEAD_ROOM;
+          a.pos = this.end;
+          return a.buf;
+        }
+      } else if (a.pos === this.end + TAIL_ROOM && this.end + total <= a.buf.length) {
+        return a.buf;
       }
       // Others wrote since (a second event in one turn, e.g. engine messages read together after
       // a stall): a few pending frames move to the arena's end rather than to a private buffer.
@@ -159,7 +202,7 @@ export class FrameBytes {
       const kept = this.end - this.start;
       if (kept + need <= RELOCATE_MAX && (a === arena || this.held === null)) {
         // The current arena (this one, unless it filled up while a socket held bytes in it).
-        const to = arenaFor(kept + need);
+        const to = arenaFor(HEAD_ROOM + kept + total);
         if (to !== a) {
           // This stream stays counted in its old arena until release(), as its socket may still
           // hold bytes there; it counts in the new one too.
@@ -168,23 +211,58 @@ export class FrameBytes {
           this.buf = to.buf;
           to.users++;
         }
-        a.buf.copy(to.buf, to.pos, this.start, this.end);
-        this.start = to.pos;
-        this.end = to.pos + kept;
-        to.pos = this.end += to.buf.write(frames, this.end);
-        return;
+        const at = to.pos + HEAD_ROOM;
+        if (kept > 0) a.buf.copy(to.buf, at, this.start, this.end);
+        this.start = at;
+        this.end = at + kept;
+        // Claimed now: the caller's bytes follow these.
+        to.pos = this.end;
+        return to.buf;
       }
-      buf = this.grow(need);
-    } else if (buf === null || this.end + need > buf.length) {
-      buf = this.grow(need);
+      return this.grow(need);
     }
-    this.end += buf.write(frames, this.end);
+    if (buf === null) return this.grow(need);
+    if (empty) {
+      if (this.end + HEAD_ROOM + total > buf.length) return this.grow(need);
+      this.start = this.end = this.end + HEAD_ROOM;
+      return buf;
+    }
+    return this.end + total > buf.length ? this.grow(need) : buf;
   }
 
-  /** The bytes not yet handed out; from now on they belong to the socket. */
-  take(): Buffer {
-    const out = this.buf!.subarray(this.start, this.end);
-    this.start = this.end;
+  /** `n` bytes were written at `this.end` (after reserve()). */
+  private commit(n: number): void {
+    this.end += n;
+    // In the arena the next free byte follows them (and the room for a chunk's CRLF).
+    if (this.arena !== null) this.arena.pos = this.end + TAIL_ROOM;
+  }
+
+  /**
+   * The bytes not yet handed out; from now on they belong to the socket. With `chunked`, framed
+   * as one HTTP/1.1 chunk (`<size in hex>\r\n<bytes>\r\n`, what Node's chunked encoding writes for
+   * one write), in place: the response then writes one buffer instead of four.
+   */
+  take(chunked = false): Buffer {
+    const buf = this.buf!;
+    const { start, end } = this;
+    let out: Buffer;
+    if (chunked && end > start) {
+      let p = start - 2;
+      buf[p] = 0x0d;
+      buf[p + 1] = 0x0a;
+      // Lowercase hex without leading zeros, as Node writes it (Number#toString(16)).
+      for (let size = end - start; size > 0; size >>>= 4) {
+        const d = size & 15;
+        buf[--p] = d < 10 ? 0x30 + d : 0x57 + d;
+      }
+      buf[end] = 0x0d;
+      buf[end + 1] = 0x0a;
+      out = buf.subarray(p, end + 2);
+    } else {
+      out = buf.subarray(start, end);
+    }
+    // Past the tail room too: a region's framing bytes are the socket's as well.
+    this.start = this.end = end + TAIL_ROOM;
     return out;
   }
 
@@ -212,9 +290,10 @@ export class FrameBytes {
 
   private grow(need: number): Buffer {
     const kept = this.end - this.start;
-    const size = kept + need <= CHUNK ? CHUNK : 2 * (kept + need);
+    const room = HEAD_ROOM + kept + need + TAIL_ROOM;
+    const size = room <= CHUNK ? CHUNK : 2 * room;
     const next = size === CHUNK ? takeChunk() : Buffer.allocUnsafeSlow(size);
-    if (kept > 0) this.buf!.copy(next, 0, this.start, this.end);
+    if (kept > 0) this.buf!.copy(next, HEAD_ROOM, this.start, this.end);
     if (this.arena !== null) {
       // The socket may still hold this stream's earlier bytes in the arena: the region stays
       // counted until release() says the socket took everything.
@@ -223,8 +302,8 @@ export class FrameBytes {
     }
     // An old private buffer is not pooled: the socket may still be writing from it.
     this.buf = next;
-    this.start = 0;
-    this.end = kept;
+    this.start = HEAD_ROOM;
+    this.end = HEAD_ROOM + kept;
     return next;
   }
 }

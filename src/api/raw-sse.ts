@@ -51,6 +51,8 @@ export class RawSseWriter implements GenerationSink, Flushable, HeldHead {
   private finished = false;
   /** Encoding or writing threw; everything after is ignored. */
   private broke = false;
+  /** The response takes whole HTTP chunks from us (RawResponse.chunkSelf): writes are framed. */
+  private chunked = false;
 
   constructor(
     private readonly raw: RawResponse,
@@ -88,6 +90,11 @@ export class RawSseWriter implements GenerationSink, Flushable, HeldHead {
     if (this.broke) return;
     try {
       if (!this.raw.headersSent) this.head();
+      // Token frames go into the pending bytes without being made as a string first.
+      if (this.enc.eventInto !== undefined && !this.raw.closed && this.enc.eventInto(ev, this.pending)) {
+        this.schedule();
+        return;
+      }
       const frames = this.enc.event(ev);
       if (frames) this.send(frames);
     } catch (err) {
@@ -127,7 +134,7 @@ export class RawSseWriter implements GenerationSink, Flushable, HeldHead {
     try {
       if (this.finished) return this.endNow();
       if (this.pending.size > 0) {
-        if (!this.raw.write(this.pending.take())) this.blocked = true;
+        if (!this.raw.write(this.pending.take(this.chunked))) this.blocked = true;
       }
       // The socket has sent all it was given (now, or by the drain that called this): the buffer
       // can serve another stream.
@@ -193,8 +200,11 @@ export class RawSseWriter implements GenerationSink, Flushable, HeldHead {
           } catch {
             frame = '';
           }
-          if (frame) this.raw.end(frame);
-          else this.raw.destroy();
+          if (!frame) this.raw.destroy();
+          else if (this.chunked) {
+            this.pending.append(frame);
+            this.raw.end(this.pending.take(true));
+          } else this.raw.end(frame);
         }
       }
     } catch {
@@ -215,6 +225,7 @@ export class RawSseWriter implements GenerationSink, Flushable, HeldHead {
   private head(): void {
     this.unhold();
     this.raw.writeHead(200, { ...SSE_HEADERS, ...this.opts.headers });
+    this.chunked = this.raw.chunkSelf?.() ?? false;
     const start = this.enc.start?.();
     if (start) this.send(start);
   }
@@ -251,7 +262,7 @@ export class RawSseWriter implements GenerationSink, Flushable, HeldHead {
       this.raw.end();
       return;
     }
-    this.raw.end(this.pending.take());
+    this.raw.end(this.pending.take(this.chunked));
     if (this.raw.idle) this.pending.release();
   }
 }

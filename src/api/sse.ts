@@ -6,6 +6,7 @@
  */
 import type { AsyncQueue } from '../pipeline/async-queue.js';
 import type { GenEvent } from '../pipeline/events.js';
+import type { FrameBytes } from './frame-bytes.js';
 
 const encoder = new TextEncoder();
 
@@ -24,6 +25,12 @@ export interface SseEncoder {
   start?(): string;
   /** Frames for one event ('' when it shows nothing). */
   event(ev: GenEvent): string;
+  /**
+   * The same frames written straight into a stream's pending bytes, for the events that are most
+   * of a stream (token text): true when it wrote them, false to have event() make them instead.
+   * The bytes must be exactly what event() would return.
+   */
+  eventInto?(ev: GenEvent, out: FrameBytes): boolean;
   /** Frames after the last event. */
   end(): string;
   /** Frames reporting a failure after the stream started (the status is already 200). */

@@ -20,6 +20,13 @@ export interface RawResponse {
   writeHead(status: number, headers: Record<string, string>): void;
   /** Sends the head now, alone. */
   flushHead(): void;
+  /**
+   * From now on the writer frames the body's chunks itself: each write() and end(chunk) is one
+   * whole HTTP/1.1 chunk (`<hex size>\r\n<bytes>\r\n`), and end() adds the last chunk. Called
+   * right after writeHead; false (nothing changes) when the body is not chunked (HTTP/1.0) or the
+   * server frames it some other way. Optional: a response without it frames its own chunks.
+   */
+  chunkSelf?(): boolean;
   /** False when the socket buffer is full: wait for `onDrain` before writing more. */
   write(chunk: Buffer): boolean;
   end(chunk?: Buffer | string): void;

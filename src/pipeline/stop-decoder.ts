@@ -43,6 +43,8 @@ export class StopDecoder {
   private readonly visible: boolean;
   private readonly skip: boolean;
   private readonly tokenStopStrings: ReadonlyMap<number, string>;
+  /** No stop strings to match: decoded text is emitted as it is. */
+  private readonly noStopStrings: boolean;
   private stopString: string | null = null;
   private stopTokenId: number | null = null;
   private done = false;
@@ -55,6 +57,7 @@ export class StopDecoder {
     this.detok = new IncrementalDetokenizer(tokenizer, { skipSpecialTokens: this.skip, promptIds: opts.promptIds });
     this.visible = opts.noStopTrim ?? false;
     this.matcher = new StopStringMatcher(opts.stopStrings ?? [], { includeStop: this.visible });
+    this.noStopStrings = !(opts.stopStrings ?? []).some((s) => s.length > 0);
     this.stopIds = new Set(opts.stopTokenIds ?? []);
     if (!opts.ignoreEos) for (const id of opts.eosTokenIds ?? []) this.stopIds.add(id);
     this.tokenStopStrings = opts.tokenStopStrings ?? new Map();
@@ -96,6 +99,9 @@ export class StopDecoder {
   /** Feeds newly generated ids (one engine chunk); ids after a stop are ignored. */
   push(ids: readonly number[]): DecodeResult {
     if (this.done) return this.result('');
+    // The per-token case (one id per engine step, not a stop id, no stop strings): what the loop
+    // below does for it, without the loop (issue 30: this runs per stream per engine step).
+    if (ids.length === 1 && this.noStopStrings && !this.stopIds.has(ids[0])) return this.result(this.detok.push(ids[0]));
     let out = '';
     let runStart = 0;
     for (let i = 0; i <= ids.length && !this.done; i++) {

@@ -93,7 +93,12 @@ interface ChoiceState {
 
 /** What one request feeds in; every method is cheap (no label hashing after the first choice). */
 export class VllmRequestRecorder {
-  private readonly choices = new Map<number, ChoiceState>();
+  /**
+   * By choice index: a small dense index looked up per token, so a plain array (a Map was a hash
+   * lookup per stream per engine step). `started` counts the indexes set, as the Map's size did.
+   */
+  private readonly choices: (ChoiceState | undefined)[] = [];
+  private started = 0;
 
   constructor(
     private readonly m: VllmMetrics,
@@ -104,14 +109,15 @@ export class VllmRequestRecorder {
 
   choiceStarted(index: number, rank: number): void {
     const series = seriesFor(this.m, this.model, rank);
-    this.choices.set(index, { series, lastTokenAt: 0, ended: false });
+    if (this.choices[index] === undefined) this.started++;
+    this.choices[index] = { series, lastTokenAt: 0, ended: false };
     // vLLM observes n once per request, on the parent.
-    if (this.choices.size === 1) series.paramsN.observe(this.sampling.n);
+    if (this.started === 1) series.paramsN.observe(this.sampling.n);
   }
 
   /** An engine output for choice `index` with `newTokens` tokens (queue time when the engine sent it). */
   step(index: number, newTokens: number, queuedSecs: number | undefined): void {
-    const c = this.choices.get(index);
+    const c = this.choices[index];
     if (!c) return;
     if (queuedSecs !== undefined) c.series.queueTime.observe(queuedSecs);
     if (newTokens === 0) return;
@@ -122,7 +128,7 @@ export class VllmRequestRecorder {
   }
 
   choiceEnded(index: number, promptTokens: number, completionTokens: number, reason: string): void {
-    const c = this.choices.get(index);
+    const c = this.choices[index];
     if (!c || c.ended) return;
     c.ended = true;
     this.finish(c, reason, promptTokens, completionTokens);
@@ -130,8 +136,8 @@ export class VllmRequestRecorder {
 
   /** The request failed: every choice still running ends as vLLM's `error` (or `abort` when the client left). */
   failed(reason: 'error' | 'abort'): void {
-    for (const c of this.choices.values()) {
-      if (c.ended) continue;
+    for (const c of this.choices) {
+      if (c === undefined || c.ended) continue;
       c.ended = true;
       this.finish(c, reason, 0, 0);
     }

@@ -8,6 +8,7 @@ import type { Decoder } from '../../pipeline/detokenizer.js';
 import { streamErrorText } from '../../pipeline/errors.js';
 import type { GenEvent } from '../../pipeline/events.js';
 import { UsageTally } from '../../pipeline/usage.js';
+import type { FrameBytes } from '../frame-bytes.js';
 import { type SseEncoder, dataFrame } from '../sse.js';
 import { sseErrorFrame } from './errors.js';
 import { chatLogprobs } from './logprobs-format.js';
@@ -54,6 +55,10 @@ export function chatJson({ choices: acc, usage }: Collected, meta: ChatMeta): Re
   };
 }
 
+/** What follows a content delta's text, and a reasoning delta's (no logprobs, not finishing). */
+const CONTENT_TAIL = Buffer.from(',"reasoning_content":null},"logprobs":null,"finish_reason":null}]}\n\n');
+const REASONING_TAIL = Buffer.from('},"logprobs":null,"finish_reason":null}]}\n\n');
+
 /** The SSE encoder of a streaming chat completion. */
 export function chatSse(meta: ChatMeta): SseEncoder {
   return new ChatSse(meta);
@@ -68,6 +73,9 @@ class ChatSse implements SseEncoder {
   private readonly head: string;
   private readonly roleSent: Uint8Array;
   private readonly usage = new UsageTally();
+  /** Per choice, the bytes before a content delta's text and before a reasoning delta's (made on first use). */
+  private readonly contentHead: (Buffer | undefined)[] = [];
+  private readonly reasoningHead: (Buffer | undefined)[] = [];
 
   constructor(private readonly meta: ChatMeta) {
     this.head = `data: {"id":${JSON.stringify(meta.id)},"object":"chat.completion.chunk","created":${meta.created},"model":${JSON.stringify(meta.model)},"system_fingerprint":"default","choices":[`;
@@ -84,6 +92,28 @@ class ChatSse implements SseEncoder {
 
   private delta(i: number, d: string): string {
     return `${this.open(i)}{"role":"assistant",${d}},"logprobs":null,"finish_reason":null}]}\n\n`;
+  }
+
+  /**
+   * A content or reasoning delta after the role chunk, without logprobs: the frame event() makes,
+   * written as its fixed bytes around the text (the frames of nearly every token).
+   */
+  eventInto(ev: GenEvent, out: FrameBytes): boolean {
+    if (ev.kind === 'text') {
+      const i = ev.index;
+      if (!this.roleSent[i] || (this.meta.topLogprobs !== null && ev.logprobs)) return false;
+      const head = this.contentHead[i] ?? (this.contentHead[i] = Buffer.from(`${this.open(i)}{"role":"assistant","content":`));
+      out.appendAround(head, ev.text, CONTENT_TAIL);
+      return true;
+    }
+    if (ev.kind === 'reasoning') {
+      const i = ev.index;
+      if (!this.roleSent[i]) return false;
+      const head = this.reasoningHead[i] ?? (this.reasoningHead[i] = Buffer.from(`${this.open(i)}{"role":"assistant","reasoning_content":`));
+      out.appendAround(head, ev.text, REASONING_TAIL);
+      return true;
+    }
+    return false;
   }
 
   event(ev: GenEvent): string {

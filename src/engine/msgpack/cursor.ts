@@ -44,14 +44,17 @@ export class MsgpackCursor {
     return false;
   }
 
-  /** An array header: its length. `message` replaces the default "<what> is not an array". */
-  arrayLength(what: string, message = `${what} is not an array`): number {
+  /**
+   * An array header: its length. `message` replaces the default "<what> is not an array" (made
+   * only on failure: this runs for every request of every engine step).
+   */
+  arrayLength(what: string, message?: string): number {
     const b = this.byte();
     if (b >= 0x90 && b <= 0x9f) return b & 0x0f;
     if (b === 0xdc) return this.u16();
     if (b === 0xdd) return this.u32();
     this.pos--;
-    return this.unexpected(message);
+    return this.unexpected(message ?? `${what} is not an array`);
   }
 
   /** A map header: its number of pairs. */
@@ -179,12 +182,20 @@ export class MsgpackCursor {
   intArray(what: string): number[] {
     const n = this.arrayLength(what);
     const out = new Array<number>(n);
+    const buf = this.buf;
     for (let i = 0; i < n; i++) {
-      const b = this.buf[this.pos];
-      // Positive fixints and uint16/uint32 cover every vocabulary; the rest goes the long way.
+      const b = buf[this.pos];
+      // Positive fixints and uint16/uint32 cover every vocabulary; the rest goes the long way (its
+      // label is made only there: a template string per token was most of this loop's garbage).
       if (b <= 0x7f) {
         this.pos++;
         out[i] = b;
+      } else if (b === 0xcd && this.pos + 3 <= buf.length) {
+        out[i] = (buf[this.pos + 1] << 8) | buf[this.pos + 2];
+        this.pos += 3;
+      } else if (b === 0xce && this.pos + 5 <= buf.length) {
+        out[i] = buf.readUInt32BE(this.pos + 1);
+        this.pos += 5;
       } else out[i] = this.int(`${what}[${i}]`);
     }
     return out;
