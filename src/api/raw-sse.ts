@@ -49,6 +49,8 @@ export class RawSseWriter implements GenerationSink, Flushable, HeldHead {
   private finished = false;
   /** Encoding or writing threw; everything after is ignored. */
   private broke = false;
+  /** Frames went out (a head flushed alone by head-hold.ts does not count): no longer first in line. */
+  private wrote = false;
 
   constructor(
     private readonly raw: RawResponse,
@@ -125,6 +127,7 @@ export class RawSseWriter implements GenerationSink, Flushable, HeldHead {
     try {
       if (this.finished) return this.endNow();
       if (this.pending.size > 0) {
+        this.wrote = true;
         if (!this.raw.write(this.pending.take())) this.blocked = true;
       }
       // The socket has sent all it was given (now, or by the drain that called this): the buffer
@@ -218,7 +221,8 @@ export class RawSseWriter implements GenerationSink, Flushable, HeldHead {
   private schedule(): void {
     if (this.scheduled || this.blocked) return;
     this.scheduled = true;
-    scheduleFlush(this);
+    // Until its first frames are out, a stream goes before those already streaming (flush-scheduler.ts).
+    scheduleFlush(this, !this.wrote);
   }
 
   private close(frames: string): void {
