@@ -98,7 +98,11 @@ async function runAll(opts: BenchOptions, dir: string, w: Workloads): Promise<Ru
     const t = await start();
     try {
       await warmPaced(t, pacedOpts, name);
-      if (pacedGroups.includes('paced')) {
+      // The burst is measured on the idle paced target, as documented, also when only `arrivals` is
+      // asked for: after just the warm-up (C = 32 on 32 connections, its heap then collected) the
+      // burst is the target's first use of new connections and a large heap, not the condition of
+      // a full run (where the issue's figure comes from); alone it read 0.9-2.4 s vs 0.97 s.
+      if (pacedGroups.includes('paced') || pacedGroups.includes('arrivals')) {
         resultsOf(target).paced = await runPaced(t, pacedOpts, name);
         await t.alive();
       }
