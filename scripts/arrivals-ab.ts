@@ -6,12 +6,18 @@
  * the targets (A, B, ceiling, A, B, ceiling...), so drift on a shared box lands on all of them.
  * Each burst is the bench's own measurement (scripts/bench/paced.ts runArrivals).
  *
- *   npx tsx scripts/arrivals-ab.ts DIR [DIR...] [--rounds 5] [--no-ceiling] [--pause-secs 2]
+ *   npx tsx scripts/arrivals-ab.ts DIR[@KEY=VALUE,...] [DIR...] [--rounds 5] [--no-ceiling]
+ *        [--pause-secs 2] [--warm-bursts 1] [--fresh]
  *        [--profile DIR]   (gateway cpuprofiles, written when the targets close)
  *        [-- BENCH FLAGS]  (e.g. --arrivals 1000 --arrivals-max-tokens 20 --paced-step-ms 50)
  *
+ * The measured bursts follow --warm-bursts unrecorded ones per target; --fresh instead starts new
+ * targets for every burst (the bench's own case: the first burst on a target, far noisier).
+ * DIR@KEY=VALUE sets environment variables for that tree's gateway and engine.
+ *
  * Prints per target the TTFT p50 of every burst, their median, and each gateway's ratio to the
- * ceiling burst of the same round (the issue's figure), with the median of those ratios.
+ * ceiling burst of the same round (the issue's figure), with the median of those ratios; and logs
+ * per burst the server's CPU per thread and the machine's listen-queue overflows.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
