@@ -99,9 +99,9 @@ async function runAll(opts: BenchOptions, dir: string, w: Workloads): Promise<Ru
     try {
       await warmPaced(t, pacedOpts, name);
       // The burst is measured on the idle paced target, as documented, also when only `arrivals` is
-      // asked for: after just the warm-up (C = 32 on 32 connections, its heap then collected) the
-      // burst is the target's first use of new connections and a large heap, not the condition of
-      // a full run (where the issue's figure comes from); alone it read 0.9-2.4 s vs 0.97 s.
+      // asked for: it then meets the target in the state a full run (where the issue's figure comes
+      // from) leaves it in. After just the warm-up (C = 32 on 32 connections, its heap then
+      // collected) it would be the target's first use of many connections and of a large heap.
       if (pacedGroups.includes('paced') || pacedGroups.includes('arrivals')) {
         resultsOf(target).paced = await runPaced(t, pacedOpts, name);
         await t.alive();
