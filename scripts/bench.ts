@@ -98,7 +98,11 @@ async function runAll(opts: BenchOptions, dir: string, w: Workloads): Promise<Ru
     const t = await start();
     try {
       await warmPaced(t, pacedOpts, name);
-      if (pacedGroups.includes('paced')) {
+      // The burst is measured on the idle paced target, as documented, also when only `arrivals` is
+      // asked for: it then meets the target in the state a full run (where the issue's figure comes
+      // from) leaves it in. After just the warm-up (C = 32 on 32 connections, its heap then
+      // collected) it would be the target's first use of many connections and of a large heap.
+      if (pacedGroups.includes('paced') || pacedGroups.includes('arrivals')) {
         resultsOf(target).paced = await runPaced(t, pacedOpts, name);
         await t.alive();
       }

@@ -53,6 +53,8 @@ export class RawSseWriter implements GenerationSink, Flushable, HeldHead {
   private broke = false;
   /** The response takes whole HTTP chunks from us (RawResponse.chunkSelf): writes are framed. */
   private chunked = false;
+  /** Frames went out (a head flushed alone by head-hold.ts does not count): no longer first in line. */
+  private wrote = false;
 
   constructor(
     private readonly raw: RawResponse,
@@ -134,6 +136,7 @@ export class RawSseWriter implements GenerationSink, Flushable, HeldHead {
     try {
       if (this.finished) return this.endNow();
       if (this.pending.size > 0) {
+        this.wrote = true;
         if (!this.raw.write(this.pending.take(this.chunked))) this.blocked = true;
       }
       // The socket has sent all it was given (now, or by the drain that called this): the buffer
@@ -239,7 +242,8 @@ export class RawSseWriter implements GenerationSink, Flushable, HeldHead {
   private schedule(): void {
     if (this.scheduled || this.blocked) return;
     this.scheduled = true;
-    scheduleFlush(this);
+    // Until its first frames are out, a stream goes before those already streaming (flush-scheduler.ts).
+    scheduleFlush(this, !this.wrote);
   }
 
   private close(frames: string): void {
