@@ -11,6 +11,8 @@
  * packed list needs no guard pass and an ADD is the same bytes either way.
  */
 
+import { encodeWith } from './writer.js';
+
 /** The guards' bound on a token id (guard-checks.ts `checkTokenId`: an integer in [0, 2^31)). */
 const TOKEN_ID_LIMIT = 0x8000_0000;
 
@@ -26,59 +28,21 @@ interface Packed {
 // slice of it has no entry and is encoded id by id, as before. Entries go with their arrays.
 const packedByIds = new WeakMap<readonly number[], Packed>();
 
-/** Bytes of one id in its smallest msgpack form (ids are below 2^31 here). */
-function idSize(v: number): number {
-  return v < 0x80 ? 1 : v < 0x100 ? 2 : v < 0x10000 ? 3 : 5;
-}
-
 /**
  * The msgpack array (header and ids) of `ids`, or null when one of them is outside what the wire
  * guards accept (then the event loop checks and encodes the list itself, with its error text).
+ * Written by the same writer loop the ADD encoders use, so the bytes cannot drift from theirs; the
+ * result owns its ArrayBuffer (the prompt thread transfers it).
  */
 export function packTokenIds(ids: ArrayLike<number>): Uint8Array | null {
   const n = ids.length;
   if (n === 0) return null; // the guards refuse an empty prompt, in their own words
-  let size = n < 16 ? 1 : n < 0x10000 ? 3 : 5;
   for (let i = 0; i < n; i++) {
     const v = ids[i];
     if (!(Number.isInteger(v) && v >= 0 && v < TOKEN_ID_LIMIT)) return null;
-    size += idSize(v);
   }
-  const b = new Uint8Array(size);
-  let p = 0;
-  if (n < 16) {
-    b[p++] = 0x90 | n;
-  } else if (n < 0x10000) {
-    b[p++] = 0xdc;
-    b[p++] = n >>> 8;
-    b[p++] = n & 0xff;
-  } else {
-    b[p++] = 0xdd;
-    b[p++] = n >>> 24;
-    b[p++] = (n >>> 16) & 0xff;
-    b[p++] = (n >>> 8) & 0xff;
-    b[p++] = n & 0xff;
-  }
-  for (let i = 0; i < n; i++) {
-    const v = ids[i];
-    if (v < 0x80) {
-      b[p++] = v;
-    } else if (v < 0x100) {
-      b[p++] = 0xcc;
-      b[p++] = v;
-    } else if (v < 0x10000) {
-      b[p++] = 0xcd;
-      b[p++] = v >>> 8;
-      b[p++] = v & 0xff;
-    } else {
-      b[p++] = 0xce;
-      b[p++] = v >>> 24;
-      b[p++] = (v >>> 16) & 0xff;
-      b[p++] = (v >>> 8) & 0xff;
-      b[p++] = v & 0xff;
-    }
-  }
-  return b;
+  // The writer reads only `length` and indexed ids: a typed array from the encoder serves as is.
+  return new Uint8Array(encodeWith((w) => w.uintArray(ids as readonly number[]), n * 5 + 5));
 }
 
 /** Records that `bytes` (from `packTokenIds` over the same ids) is how `ids` goes on the wire. */
