@@ -22,6 +22,7 @@ import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Logger } from '../util/logger.js';
+import { onClose } from './raw-response.js';
 
 export const FIRST_BYTE_TIMEOUT_MS = 5_000;
 export const HEADERS_TIMEOUT_MS = 10_000;
@@ -127,7 +128,8 @@ export function limitConnections(server: Server, max: number, logger?: Logger): 
     if (!conn) return;
     clearFirstByte(conn);
     conn.busy++;
-    res.once('close', () => {
+    // Through the response's one shared 'close' listener (raw-response.ts), not a `once` of its own.
+    onClose(res, () => {
       conn.busy--;
       // Back to idle: it moves to the end of the eviction order (most recently used).
       if (conn.busy === 0 && conns.delete(req.socket)) conns.set(req.socket, conn);

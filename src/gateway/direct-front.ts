@@ -33,7 +33,7 @@ import { httpAccountingOf } from './middleware/http-metrics.js';
 import { generateRequestId, requestIdFromNode } from './middleware/request-id.js';
 import { NodeRequest } from './node-request.js';
 import { onResponseClosed } from './raw-response.js';
-import { directInferenceServer } from './routes/inference.js';
+import { directInferenceServer, recordsRequests } from './routes/inference.js';
 
 export type NodeListener = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -90,7 +90,6 @@ export function directFront(ctx: GatewayContext, app: NodeListener): NodeListene
   const budget = sharedBodyBudget(ctx, cfg.maxBodyBytes);
   const accounting = httpAccountingOf(ctx);
   const log = ctx.logger;
-  const accessLog = !cfg.disableAccessLog;
   // A Response the handler returns is written by the adapter itself, as the app's would be.
   const pending = new WeakMap<IncomingMessage, Response>();
   const write = getRequestListener((_req, env) => pending.get((env as HttpBindings).incoming)!);
@@ -125,7 +124,7 @@ export function directFront(ctx: GatewayContext, app: NodeListener): NodeListene
           res = copy;
         }
       }
-      if (accessLog && log.isLevelEnabled('info')) {
+      if (recordsRequests(ctx)) {
         onResponseClosed(outgoing, accessLineWriter(log, { method: 'POST', path: route.path, requestId, request, start }, res));
       }
       accounting.answered('POST', route.path, start, res);

@@ -11,7 +11,7 @@ import { closeSignal } from '../close-signal.js';
 import { rawResponse } from '../raw-response.js';
 import type { AppEnv } from '../middleware/env.js';
 import { shareRequestRecord } from '../../api/request-record.js';
-import { INFERENCE_PATHS, type InferenceEndpoint, type InferenceRequest } from '../../api/types.js';
+import { INFERENCE_PATHS, type InferenceEndpoint, type InferenceCall, type InferenceHandler, type InferenceRequest, type RawResponse } from '../../api/types.js';
 import { runWithTrace, startRequestTrace } from '../../tracing/request-trace.js';
 import { forkRequest } from '../../forward/fork.js';
 import type { PipelineServices } from '../../pipeline/services.js';
@@ -38,19 +38,26 @@ export function directInferenceServer(
 ): ((request: InferenceRequest, outgoing: ServerResponse, requestId: string) => Promise<Response>) | null {
   const handler = (ctx.deps.inference ?? {})[endpoint];
   if (!handler) return null;
-  return (request, outgoing, requestId) => {
-    const signal = closeSignal(outgoing);
-    return handler({
-      request,
-      raw: rawResponse(outgoing),
-      requestId,
-      signal,
-      // What servicesFor gives when the policy reads no routing headers (the front is off otherwise).
-      services: ctx.services,
-      history: ctx.history,
-      recorded: !ctx.config.disableAccessLog && ctx.logger.isLevelEnabled('info'),
-    });
-  };
+  // ctx.services: what servicesFor gives when the policy reads no routing headers (the front is off otherwise).
+  return (request, outgoing, requestId) => callHandler(ctx, handler, request, rawResponse(outgoing), requestId, closeSignal(outgoing), ctx.services);
+}
+
+/** Whether anything reads a request's record: the access log (middleware/access-log.ts) is its only reader. */
+export function recordsRequests(ctx: GatewayContext): boolean {
+  return !ctx.config.disableAccessLog && ctx.logger.isLevelEnabled('info');
+}
+
+/** The pipeline handler's call, the same from the app's route and from the direct front. */
+function callHandler(
+  ctx: GatewayContext,
+  handler: InferenceHandler,
+  request: InferenceRequest,
+  raw: RawResponse | undefined,
+  requestId: string,
+  signal: InferenceCall['signal'],
+  services: PipelineServices,
+): Promise<Response> {
+  return handler({ request, raw, requestId, signal, services, history: ctx.history, recorded: recordsRequests(ctx) });
 }
 
 /** Serves one request of an inference endpoint: the route's body. */
@@ -72,16 +79,8 @@ export function inferenceServer(ctx: GatewayContext, endpoint: InferenceEndpoint
       if (!handler) {
         return Promise.resolve(gatewayError(501, 'not_implemented', `${path} is not available: no request pipeline is configured`));
       }
-      return handler({
-        request: req,
-        raw,
-        requestId,
-        signal,
-        services: pinned ? pinnedServices(ctx.servicesFor(req.headers), pinned) : ctx.servicesFor(req.headers),
-        history: ctx.history,
-        // The access log (gateway/middleware/access-log.ts) is the record's only reader.
-        recorded: !ctx.config.disableAccessLog && ctx.logger.isLevelEnabled('info'),
-      });
+      const services = ctx.servicesFor(req.headers);
+      return callHandler(ctx, handler, req, raw, requestId, signal, pinned ? pinnedServices(services, pinned) : services);
     };
     const serveForked = async (): Promise<Response> => {
       const fork = await forkRequest(
