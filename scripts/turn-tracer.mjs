@@ -11,22 +11,15 @@
  * monotonic clock (µs, the CPU profile's clock), and every GC pause with its kind; on exit they are
  * written to TURN_TRACE_FILE. turn-trace-report.mjs lays them over a CPU profile's samples.
  */
-import { openSync, readSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { PerformanceObserver, performance } from 'node:perf_hooks';
 import { isMainThread } from 'node:worker_threads';
+import { mainThreadSchedstat } from './bench/schedstat.mjs';
 
 const file = process.env.TURN_TRACE_FILE;
 if (isMainThread && file) {
   const threshold = Number(process.env.TURN_TRACE_MS ?? '3') * 1e6;
-  const fd = openSync(`/proc/self/task/${process.pid}/schedstat`, 'r');
-  const buf = Buffer.alloc(96);
-  const read = (out) => {
-    const n = readSync(fd, buf, 0, buf.length, 0);
-    const text = buf.toString('latin1', 0, n);
-    const a = text.indexOf(' ');
-    out[0] = Number(text.slice(0, a));
-    out[1] = Number(text.slice(a + 1, text.indexOf(' ', a + 1)));
-  };
+  const read = mainThreadSchedstat();
   const us = () => Number(process.hrtime.bigint() / 1000n);
   // performance.now() (GC entries' clock) to the monotonic µs clock.
   const perfToUs = us() - performance.now() * 1000;
@@ -48,10 +41,6 @@ if (isMainThread && file) {
   read(prev);
   let prevT = us();
   setInterval(() => {
-    // getrusage(RUSAGE_SELF) folds the calling thread's pending run time into its counters
-    // (thread_group_cputime -> task_sched_runtime(current)); without it schedstat's on-CPU field
-    // lags by up to a scheduler tick (4 ms at HZ=250), see loop-probe.mjs.
-    process.cpuUsage();
     read(now);
     const t = us();
     const cpu = now[0] - prev[0];

@@ -15,7 +15,7 @@
  *   and the longest one, to tell a late timer caused by GC from one caused by our own callbacks.
  * - turns: how long the loop was held in one piece. A 1 ms interval reads the main thread's own CPU
  *   time (/proc/self/task/<pid>/schedstat, ns; one pread, ~2 µs, after a getrusage that brings the
- *   field up to date, ~3 µs, see below) each time it runs; the main-thread
+ *   field up to date, ~3 µs, see schedstat.mjs) each time it runs; the main-thread
  *   CPU between two runs is the longest stretch no timer could run (a turn, or several turns shorter
  *   than the 1 ms period, so the floor is ~1 ms). Unlike the delay above it does not count time the
  *   thread sat runnable while another process had the core (schedstat's second field, reported as
@@ -29,11 +29,11 @@
  * after it, so the baseline holds no collectable garbage. The gc function comes from a fresh vm context after
  * --expose-gc is set at runtime, so no `gc` global appears in the served process's own context.
  */
-import { readSync, openSync } from 'node:fs';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { PerformanceObserver, createHistogram, monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { isMainThread } from 'node:worker_threads';
+import { mainThreadSchedstat } from './schedstat.mjs';
 
 const MARK = '@@smg-bench-loop ';
 const GC_MARK = '@@smg-bench-gc ';
@@ -59,29 +59,9 @@ if (isMainThread) {
   let turnWaitMaxNs = 0;
   try {
     if (process.env.SMG_BENCH_LOOP_TURNS !== '1') throw new Error('turns not asked for');
-    const fd = openSync(`/proc/self/task/${process.pid}/schedstat`, 'r');
-    const buf = Buffer.alloc(96);
-    // "<ns on cpu> <ns waiting on a runqueue> <timeslices>"
-    const read = (out) => {
-      const n = readSync(fd, buf, 0, buf.length, 0);
-      const text = buf.toString('latin1', 0, n);
-      const a = text.indexOf(' ');
-      out[0] = Number(text.slice(0, a));
-      out[1] = Number(text.slice(a + 1, text.indexOf(' ', a + 1)));
-    };
+    const readNow = mainThreadSchedstat();
     const prev = [0, 0];
     const now = [0, 0];
-    // schedstat's on-CPU field is the thread's sum_exec_runtime as the scheduler last folded it in
-    // (update_curr: at its ticks, every 4 ms at HZ=250, and at switches and wakeups), not as of the
-    // read: a loop busy for several ms without sleeping read 0, 0, 0 then ~4 ms at 1 ms intervals,
-    // so turns of 0.2 ms showed as 3-4 ms ones. getrusage(RUSAGE_SELF) (process.cpuUsage) folds
-    // the calling thread's pending time in first (thread_group_cputime -> task_sched_runtime(current),
-    // Linux commit a1eb1411b4e4); with it a 1 ms read never exceeds its wall time (see
-    // scripts/turn-tracer.mjs). The call walks the process's threads: a few µs per timer run.
-    const readNow = (out) => {
-      process.cpuUsage();
-      read(out);
-    };
     readNow(prev);
     if (Number.isFinite(prev[0])) {
       turnHist = createHistogram();
