@@ -20,7 +20,7 @@ import type { GapSink } from './arrivals.js';
 import { PACED_SETTLE_SEC, PACED_SLACK_SEC, type BenchOptions } from './args.js';
 import { createAgent, httpRequestFn } from './http-client.js';
 import { SelfLoopProbe, type LoopStats } from './loop-stats.js';
-import { readCpu, warmUpFor, type CpuUse, type RequestResult } from './phase.js';
+import { cpuUses, readCpu, warmUpFor, type CpuUse, type RequestResult } from './phase.js';
 import { interrupted, rssBytes, sleep } from './procs.js';
 import { Samples, percentile, summarize, type Pcts } from './stats.js';
 import type { TargetHandle } from './targets/target.js';
@@ -80,19 +80,6 @@ export interface ArrivalsResult {
   cpu: Record<string, CpuUse>;
 }
 
-function cpuUse(t: TargetHandle, c0: number[], c1: number[], wallSec: number, tokens: number, ok: number): Record<string, CpuUse> {
-  const out: Record<string, CpuUse> = {};
-  t.cpu.forEach((p, i) => {
-    const seconds = c1[i] - c0[i];
-    out[p.name] = {
-      seconds,
-      usPerToken: tokens > 0 ? (seconds * 1e6) / tokens : Number.NaN,
-      usPerRequest: ok > 0 ? (seconds * 1e6) / ok : Number.NaN,
-      util: wallSec > 0 ? seconds / wallSec : Number.NaN,
-    };
-  });
-  return out;
-}
 
 function errorsOf(results: RequestResult[]): string[] {
   const seen = new Map<string, number>();
@@ -230,7 +217,7 @@ export async function runPaced(t: TargetHandle, opts: BenchOptions, name: string
     tokensPerStreamPerSec: windowTokens / windowSec / n,
     ttft: summarize(results.filter((x) => x.ok).map((x) => x.ttftMs)),
     gap,
-    cpu: cpuUse(t, c0, c1, windowSec, windowTokens, 0),
+    cpu: cpuUses(t.cpu, c0, c1, windowSec, windowTokens, 0),
     loop,
     clientLoop,
     rssPreMB,
@@ -284,7 +271,7 @@ export async function runArrivals(t: TargetHandle, opts: BenchOptions, name: str
     issueMs,
     wallSec,
     loop,
-    cpu: cpuUse(t, c0, c1, wallSec, tokens, ok.length),
+    cpu: cpuUses(t.cpu, c0, c1, wallSec, tokens, ok.length),
   };
   log(
     `  ${name} arrivals: ${r.ok}/${n} ok, TTFT p50 ${r.ttft.p50.toFixed(1)} ms p99 ${r.ttft.p99.toFixed(1)} ms, ` +

@@ -44,6 +44,21 @@ export interface CpuUse {
   util: number;
 }
 
+/** CPU of each process between two readings (seconds), per token, per request and as cores. */
+export function cpuUses(procs: readonly { name: string }[], c0: number[], c1: number[], wallSec: number, tokens: number, ok: number): Record<string, CpuUse> {
+  const out: Record<string, CpuUse> = {};
+  procs.forEach((p, i) => {
+    const seconds = c1[i] - c0[i];
+    out[p.name] = {
+      seconds,
+      usPerToken: tokens > 0 ? (seconds * 1e6) / tokens : Number.NaN,
+      usPerRequest: ok > 0 ? (seconds * 1e6) / ok : Number.NaN,
+      util: wallSec > 0 ? seconds / wallSec : Number.NaN,
+    };
+  });
+  return out;
+}
+
 export interface PhaseResult {
   label: string;
   concurrency: number;
@@ -141,16 +156,7 @@ export async function runPhase(spec: PhaseSpec): Promise<PhaseResult> {
 
   const cpu1 = spec.cpu.map(readCpu);
   const wallSec = (tLast - t0) / 1000;
-  const cpu: Record<string, CpuUse> = {};
-  spec.cpu.forEach((p, i) => {
-    const seconds = cpu1[i] - cpu0[i];
-    cpu[p.name] = {
-      seconds,
-      usPerToken: tokens > 0 ? (seconds * 1e6) / tokens : Number.NaN,
-      usPerRequest: ok > 0 ? (seconds * 1e6) / ok : Number.NaN,
-      util: wallSec > 0 ? seconds / wallSec : Number.NaN,
-    };
-  });
+  const cpu = cpuUses(spec.cpu, cpu0, cpu1, wallSec, tokens, ok);
   return {
     label: spec.label,
     concurrency: spec.concurrency,
