@@ -27,6 +27,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parseBenchArgs } from './bench/args.js';
 import { runArrivals, warmPaced, type ArrivalsResult } from './bench/paced.js';
+import { PerfRecorder, summarizePerf } from './bench/perf.js';
 import { stopAll, sleep } from './bench/procs.js';
 import { percentile } from './bench/stats.js';
 import { startCeiling } from './bench/targets/ceiling.js';
@@ -44,6 +45,9 @@ const { values, positionals } = parseArgs({
     // heap and compiles the paths of new connections (the bench's burst follows its paced phase).
     'warm-bursts': { type: 'string', default: '1' },
     profile: { type: 'string' },
+    // `perf record` of each gateway's measured bursts (FILE per burst in this directory); give the
+    // gateway perf's flags too: -- --gateway-node-flags="--perf-basic-prof --interpreted-frames-native-stack".
+    perf: { type: 'string' },
     // Fresh targets for every burst (started one at a time): see below.
     fresh: { type: 'boolean', default: false },
   },
@@ -103,7 +107,15 @@ try {
     }
     const th0 = threadCpu(e.handle!.serverPid as number);
     const o0 = listenOverflows();
+    const pid = e.handle!.serverPid as number;
+    const perfFile = values.perf && e.name !== 'ceiling' ? join(resolve(values.perf), `burst-${e.name.split(' ')[0]}-${e.runs.length}.data`) : null;
+    const perf = perfFile ? new PerfRecorder(pid, perfFile) : null;
+    perf?.start();
     e.runs.push(await runArrivals(e.handle!, pacedOpts, e.name));
+    if (perf) {
+      await perf.stop();
+      process.stdout.write(`${await summarizePerf(perfFile!, pid, 60)}\n`);
+    }
     const o1 = listenOverflows();
     const th1 = threadCpu(e.handle!.serverPid as number);
     log(`${e.name}: ${o1 - o0} listen-queue overflows on the machine during the burst (SYNs dropped: retried after 1 s); server threads CPU ms over the burst: ${[...th1].map(([k, v]) => [k, v - (th0.get(k) ?? 0)] as const).filter(([, v]) => v > 0).map(([k, v]) => `${k} ${v}`).join(', ')}`);

@@ -7,7 +7,7 @@
  * other stream of the process.
  */
 import type { GapSink } from './arrivals.js';
-import type { LoopProbe, LoopStats } from './loop-stats.js';
+import { SelfLoopProbe, type LoopProbe, type LoopStats } from './loop-stats.js';
 import { readCpu, type CpuProbe, type CpuUse, type RequestFn, type RequestResult } from './phase.js';
 import { interrupted, sleep } from './procs.js';
 import { Samples, summarize, type Pcts } from './stats.js';
@@ -23,6 +23,8 @@ export interface WindowResult {
   /** The long-prompt requests started in the window (window B only). */
   long: { ok: number; failed: number; ttft: Pcts; perSec: number } | null;
   loop: LoopStats | null;
+  /** This bench process's own loop over the window: it reads the streams, so its stalls are gaps too. */
+  clientLoop: LoopStats | null;
   cpu: Record<string, CpuUse>;
 }
 
@@ -65,6 +67,7 @@ function pool(c: number, run: RequestFn, sink: GapSink, onResult: (r: RequestRes
 /** One measured window: `during` runs while the background streams' gaps are collected. */
 async function window(spec: LongPromptSpec, sink: GapSink & Required<Pick<GapSink, 'arrivalGaps'>>, during: () => Promise<void>): Promise<WindowResult> {
   await spec.loop.reset();
+  const clientProbe = new SelfLoopProbe();
   sink.gaps = new Samples();
   sink.arrivalGaps = new Samples();
   const cpu0 = spec.cpu.map(readCpu);
@@ -77,12 +80,14 @@ async function window(spec: LongPromptSpec, sink: GapSink & Required<Pick<GapSin
   sink.arrivalGaps = new Samples();
   const cpu1 = spec.cpu.map(readCpu);
   const loop = await spec.loop.read();
+  const clientLoop = await clientProbe.read();
+  clientProbe.close();
   const cpu: Record<string, CpuUse> = {};
   spec.cpu.forEach((p, i) => {
     const seconds = cpu1[i] - cpu0[i];
     cpu[p.name] = { seconds, usPerToken: (seconds * 1e6) / Math.max(1, gaps.length), usPerRequest: Number.NaN, util: seconds / wallSec };
   });
-  return { wallSec, bgTokens: gaps.length, bgTokensPerSec: gaps.length / wallSec, bgItl: summarize(gaps), bgGap: summarize(arrivalGaps), long: null, loop, cpu };
+  return { wallSec, bgTokens: gaps.length, bgTokensPerSec: gaps.length / wallSec, bgItl: summarize(gaps), bgGap: summarize(arrivalGaps), long: null, loop, clientLoop, cpu };
 }
 
 export async function runLongPrompt(spec: LongPromptSpec): Promise<LongPromptResult> {

@@ -31,7 +31,7 @@
  */
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import { PerformanceObserver, createHistogram, monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { PerformanceObserver, constants, createHistogram, monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { isMainThread } from 'node:worker_threads';
 import { mainThreadSchedstat } from './schedstat.mjs';
 
@@ -47,10 +47,15 @@ if (isMainThread) {
   const lateMs = (ns) => Math.max(0, ns / 1e6 - RESOLUTION_MS);
   let gcMs = 0;
   let gcMaxMs = 0;
+  let gcMaxKind = null;
+  const GC_KINDS = { [constants.NODE_PERFORMANCE_GC_MINOR]: 'minor', [constants.NODE_PERFORMANCE_GC_MAJOR]: 'major', [constants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental', [constants.NODE_PERFORMANCE_GC_WEAKCB]: 'weakcb' };
   new PerformanceObserver((list) => {
     for (const e of list.getEntries()) {
       gcMs += e.duration;
-      if (e.duration > gcMaxMs) gcMaxMs = e.duration;
+      if (e.duration > gcMaxMs) {
+        gcMaxMs = e.duration;
+        gcMaxKind = GC_KINDS[e.detail?.kind] ?? String(e.detail?.kind);
+      }
     }
   }).observe({ entryTypes: ['gc'] });
 
@@ -102,12 +107,14 @@ if (isMainThread) {
       utilization: d.utilization,
       gcMs,
       gcMaxMs,
+      gcMaxKind,
       turnP99Ms: turnHist && turnHist.count > 0 ? turnHist.percentile(99) / 1000 : null,
       turnMaxMs: turnHist && turnHist.count > 0 ? turnHist.max / 1000 : null,
       turnWaitMaxMs: turnHist ? turnWaitMaxNs / 1e6 : null,
     };
     gcMs = 0;
     gcMaxMs = 0;
+    gcMaxKind = null;
     turnHist?.reset();
     turnWaitMaxNs = 0;
     hist.reset();

@@ -5,7 +5,7 @@
  * in-process engine client) is watched in-process the same way.
  */
 import { fileURLToPath } from 'node:url';
-import { PerformanceObserver, monitorEventLoopDelay, performance, type IntervalHistogram } from 'node:perf_hooks';
+import { PerformanceObserver, constants, monitorEventLoopDelay, performance, type IntervalHistogram } from 'node:perf_hooks';
 import type { Child } from './procs.js';
 
 export const LOOP_PROBE_FILE = fileURLToPath(new URL('./loop-probe.mjs', import.meta.url));
@@ -35,6 +35,8 @@ export interface LoopStats {
   /** Main-thread GC pauses in the window: their sum and the longest (ms). */
   gcMs: number;
   gcMaxMs: number;
+  /** The longest pause's kind (minor = scavenge, major = mark-compact); absent where not recorded. */
+  gcMaxKind?: string | null;
   /**
    * Main-thread CPU ms between two runs of a 1 ms timer (loop-probe.mjs): p99 and the longest, i.e.
    * the longest stretch the loop was held in one piece, without the time the thread waited for a
@@ -109,6 +111,15 @@ export class ChildLoopProbe implements LoopProbe {
   }
 }
 
+/** A perf_hooks GC entry's kind as loop-probe.mjs names it. */
+function gcKind(kind: number | undefined): string | null {
+  if (kind === constants.NODE_PERFORMANCE_GC_MINOR) return 'minor';
+  if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) return 'major';
+  if (kind === constants.NODE_PERFORMANCE_GC_INCREMENTAL) return 'incremental';
+  if (kind === constants.NODE_PERFORMANCE_GC_WEAKCB) return 'weakcb';
+  return kind === undefined ? null : String(kind);
+}
+
 /** The bench process itself (the direct target serves from here). */
 export class SelfLoopProbe implements LoopProbe {
   private readonly hist: IntervalHistogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
@@ -116,10 +127,14 @@ export class SelfLoopProbe implements LoopProbe {
   private start = performance.now();
   private gcMs = 0;
   private gcMaxMs = 0;
+  private gcMaxKind: string | null = null;
   private readonly gcObserver = new PerformanceObserver((list) => {
     for (const e of list.getEntries()) {
       this.gcMs += e.duration;
-      this.gcMaxMs = Math.max(this.gcMaxMs, e.duration);
+      if (e.duration > this.gcMaxMs) {
+        this.gcMaxMs = e.duration;
+        this.gcMaxKind = gcKind((e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind);
+      }
     }
   });
 
@@ -134,6 +149,7 @@ export class SelfLoopProbe implements LoopProbe {
     this.start = performance.now();
     this.gcMs = 0;
     this.gcMaxMs = 0;
+    this.gcMaxKind = null;
   }
 
   async read(): Promise<LoopStats> {
@@ -150,6 +166,7 @@ export class SelfLoopProbe implements LoopProbe {
       utilization: d.utilization,
       gcMs: this.gcMs,
       gcMaxMs: this.gcMaxMs,
+      gcMaxKind: this.gcMaxKind,
     };
   }
 

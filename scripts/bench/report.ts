@@ -126,6 +126,9 @@ export function formatLongPromptTable(title: string, runs: { target: Target; r: 
     ['server longest turn ms (CPU)', (w) => opt(w.loop?.turnMaxMs, fmtMs)],
     ['server longest core wait ms', (w) => opt(w.loop?.turnWaitMaxMs, fmtMs)],
     ['server loop busy', (w) => opt(w.loop?.utilization, (v) => `${(v * 100).toFixed(0)}%`)],
+    ['server GC pause max ms', (w) => opt(w.loop?.gcMaxMs, (v) => `${fmtMs(v)}${w.loop?.gcMaxKind ? ` ${w.loop.gcMaxKind}` : ''}`)],
+    ['client loop delay max ms', (w) => opt(w.clientLoop?.delayMaxMs, fmtMs)],
+    ['client GC pause max ms', (w) => opt(w.clientLoop?.gcMaxMs, fmtMs)],
     ['other processes cores', (w) => others(w.cpu)],
   ];
   const rows = rowDefs.map(([label, f]) => [label, ...cols.map((c) => f(c.w))]);

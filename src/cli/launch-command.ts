@@ -10,6 +10,7 @@ import { startGateway, type GatewayHandle } from '../gateway/server.js';
 import { configWarnings, validateGatewayConfig } from '../gateway/validate-config.js';
 import { createLogger } from '../util/logger.js';
 import { parseLaunchArgv } from './launch/args.js';
+import { tuneHeapGrowth } from '../util/heap-growth.js';
 
 export interface LaunchIo {
   stdout: NodeJS.WritableStream;
@@ -48,6 +49,7 @@ export async function runLaunch(argv: string[], io: Partial<LaunchIo> = {}): Pro
   for (const w of configWarnings(config)) logger.warn(w);
 
   process.title = 'smg::router';
+  tuneHeapGrowth();
   logger.info(
     `smg launch: ${config.workerUrls.length} startup worker(s), backend=${config.backend ?? 'unset'}, model=${config.modelPath ?? 'unset'}, policy=${config.policy}`,
   );

@@ -11,6 +11,7 @@ import { SERVE_USAGE, serveHelp } from './serve/help.js';
 import { prepareServe, type PreparedServe } from './serve/prepare.js';
 import { parseServeArgs, type ServeConfig } from './serve/serve-args.js';
 import { startServe, type ServeIo } from './serve/session.js';
+import { tuneHeapGrowth } from '../util/heap-growth.js';
 
 export interface ServeCommandIo {
   readonly stdout: NodeJS.WritableStream;
@@ -71,6 +72,7 @@ export async function runServe(argv: string[], io: Partial<ServeCommandIo> = {},
 
   const { prep, logger } = step;
   process.title = 'smg::router';
+  tuneHeapGrowth();
   logger.info(
     `smg serve: ${prep.plans.length} ${prep.config.backend} engine(s) (zmq), model=${prep.config.model ?? 'engine default'}, gateway ${prep.gateway.host}:${prep.gateway.port}`,
   );

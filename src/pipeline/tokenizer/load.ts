@@ -12,6 +12,7 @@ import { TokenizerLoadError } from './errors.js';
 import { verifiedFastEncoder } from './fast-bpe/index.js';
 import { HfTokenizer } from './hf-tokenizer.js';
 import { looksLikeHubId, resolveHubSnapshot } from './hub.js';
+import { slimLibTokenizer } from './slim-lib.js';
 import { resolveSpecialTokens } from './special-tokens.js';
 import type { LoadedTokenizer, LoadTokenizerOptions } from './types.js';
 
@@ -99,6 +100,7 @@ export async function loadTokenizer(
 
   const added = new Set([...tokenizer.get_added_tokens_decoder().values()].map((t) => t.content));
   const fast = verifiedFastEncoder(tokenizerJson, tokenizerConfig, (text) => tokenizer.encode(text, { add_special_tokens: false }).ids, added);
+  if ('encoder' in fast) slimLibTokenizer(tokenizer, fast.encoder);
   const special = resolveSpecialTokens(tokenizerConfig, specialTokensMap, (t) => added.has(t));
   const eos = resolveEosIds({
     config: modelConfig,

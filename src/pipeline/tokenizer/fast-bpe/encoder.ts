@@ -77,6 +77,12 @@ export class FastBpeEncoder {
     this.merger = new WordMerger(parts.pairs);
   }
 
+  /** The rank of the merge of these two ids (its index in tokenizer.json's merges), or undefined. */
+  mergeRank(left: number, right: number): number | undefined {
+    const at = this.parts.pairs.find(left, right);
+    return at < 0 ? undefined : this.parts.pairs.rank(at);
+  }
+
   /** Ids of `text` as the reference tokenizer encodes it with add_special_tokens = false. */
   encode(text: string): number[] {
     const out: number[] = [];
