@@ -4,11 +4,15 @@
  * frame). The handler then returns node-server's "already sent" marker.
  */
 import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { RawResponse } from '../api/types.js';
 
 /** HTTP/1.1's last chunk (no trailers), as Node's end() writes it for a chunked body. */
 const LAST_CHUNK = Buffer.from('0\r\n\r\n', 'latin1');
+
+/** Node's own fields OutgoingMessage#write reads (lib/_http_outgoing.js, Node 20). */
+type InternalResponse = ServerResponse & { _headerSent?: boolean; outputData?: unknown[] };
 
 /** A class, not an object of closures: one is made per request. */
 class NodeRawResponse implements RawResponse {
@@ -58,6 +62,19 @@ class NodeRawResponse implements RawResponse {
   }
 
   write(chunk: Buffer): boolean {
+    const res = this.res as InternalResponse;
+    const socket = res.socket as (Socket & { _httpMessage?: unknown }) | null;
+    // A self-framed chunk once the head is out: straight to the socket. That is all Node's write
+    // would do with it (OutgoingMessage#_writeRaw: conn.write while the connection is this
+    // response's and writable; nothing of its own queued), without its cork, _send and the corked
+    // Writable's buffering of the chunk around it (issue 30's paced streams: one write per
+    // stream per engine step).
+    if (this.framed && res._headerSent === true && socket && socket._httpMessage === res && socket.writable && res.outputData?.length === 0) {
+      const ok = socket.write(chunk);
+      // Node emits the response's 'drain' only for its own writes (kNeedDrain): this one waits on the socket.
+      if (!ok) socket.once('drain', () => res.emit('drain'));
+      return ok;
+    }
     // Corked around the write so it reaches the socket now, not at Node's next-tick uncork: `idle`
     // then tells right away whether the socket took it all.
     this.res.cork();

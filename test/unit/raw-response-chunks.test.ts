@@ -2,7 +2,8 @@
  * A response whose writer frames its own HTTP chunks (RawResponse.chunkSelf + FrameBytes.take(true))
  * puts exactly the bytes on the wire that Node's chunked encoding puts there for the same writes:
  * head, chunks, last chunk, and the keep-alive connection serving the next request. HTTP/1.0 (no
- * chunked body) is left to Node.
+ * chunked body) is left to Node. Once the head is out, such chunks go to the socket itself, and
+ * backpressure still ends in the response's drain.
  */
 import http from 'node:http';
 import net from 'node:net';
@@ -104,5 +105,70 @@ describe('RawResponse.chunkSelf: chunks framed by the writer', () => {
     expect(a).toBe(b);
     expect(a).not.toMatch(/Transfer-Encoding/);
     expect(Buffer.from(a.slice(a.indexOf('\r\n\r\n') + 4), 'latin1').toString('utf8')).toBe(FRAMES.join(''));
+  });
+});
+
+describe('RawResponse.write of self-framed chunks after the head: straight to the socket', () => {
+  it("a reader that stops makes write return false, and the response's drain comes when it reads again; every byte arrives in order", async () => {
+    const CHUNK = 64 * 1024;
+    const COUNT = 64;
+    let direct = 0;
+    let refused = 0;
+    let drained = 0;
+    const server = http.createServer((_req, res) => {
+      const raw = rawResponse(res);
+      raw.writeHead(200, { 'Content-Type': 'text/event-stream' });
+      const chunked = raw.chunkSelf!();
+      const pending = new FrameBytes();
+      // Node's own path writes to a socket it corked first (OutgoingMessage#cork); the direct one does not.
+      const socket = res.socket!;
+      const write = socket.write.bind(socket) as (b: Buffer) => boolean;
+      socket.write = ((b: Buffer) => {
+        if (socket.writableCorked === 0) direct += 1;
+        return write(b);
+      }) as typeof socket.write;
+      let i = 0;
+      const pump = () => {
+        while (i < COUNT) {
+          pending.append(`data: ${String(i).padStart(6, '0')}${'y'.repeat(CHUNK)}\n\n`);
+          const ok = raw.write(pending.take(chunked));
+          i += 1;
+          if (!ok) {
+            refused += 1;
+            return;
+          }
+        }
+        raw.end();
+      };
+      raw.onDrain(() => {
+        drained += 1;
+        pump();
+      });
+      pump();
+    });
+    servers.push(server);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    const body = await new Promise<string>((resolve, reject) => {
+      const sock = net.connect(port, '127.0.0.1');
+      const parts: Buffer[] = [];
+      sock.pause();
+      // The reader stalls until the server has run into the socket's limit, then reads it all.
+      setTimeout(() => sock.resume(), 200);
+      sock.on('data', (d: Buffer) => {
+        parts.push(d);
+        if (Buffer.concat(parts).toString('latin1').endsWith('0\r\n\r\n')) sock.end();
+      });
+      sock.on('end', () => resolve(Buffer.concat(parts).toString('latin1')));
+      sock.on('error', reject);
+      sock.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
+    });
+    // The head left with the first write (Node's path); every later chunk went to the socket itself.
+    expect(direct).toBe(COUNT - 1);
+    expect(refused).toBeGreaterThan(0);
+    expect(drained).toBe(refused);
+    const text = dechunk(body.slice(body.indexOf('\r\n\r\n') + 4));
+    const seen = [...text.matchAll(/data: (\d{6})/g)].map((m) => Number(m[1]));
+    expect(seen).toEqual(Array.from({ length: COUNT }, (_, k) => k));
   });
 });
