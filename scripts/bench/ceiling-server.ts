@@ -197,7 +197,10 @@ const server = http.createServer((req, res) => {
 });
 server.keepAliveTimeout = 60_000;
 server.headersTimeout = 65_000;
-server.listen(Number(values.port), '127.0.0.1', () => {
+// The gateway's accept queue (src/gateway/server.ts LISTEN_BACKLOG), not Node's 511: with 511 a
+// burst of 1,000 new connections overflowed it now and then (218 SYNs dropped in one burst, each
+// retried after 1 s), and the ceiling's TTFT then measured the kernel's retry, not the server.
+server.listen({ port: Number(values.port), host: '127.0.0.1', backlog: 8192 }, () => {
   process.stderr.write(`ceiling listening on ${values.port}\n`);
 });
 process.on('SIGTERM', () => {

@@ -36,7 +36,9 @@ const log = (msg: string) => process.stderr.write(`bench: ${msg}\n`);
 export async function startGateway(opts: BenchOptions, dir: string, w: Workloads, capture = true, engineExtra: string[] = []): Promise<GatewayHandle> {
   const url = await workerUrl(dir, 'gw-e0');
   const [port, mport] = [await freePort(), await freePort()];
-  const nodeFlags: string[] = ['--import', LOOP_PROBE_FILE, ...opts.gatewayNodeFlags];
+  // SMG_BENCH_GATEWAY_FLAGS: more node flags for this gateway only (scripts/arrivals-ab.ts DIR@KEY=VALUE
+  // sets it per tree, so one run can compare node or V8 options side by side).
+  const nodeFlags: string[] = ['--import', LOOP_PROBE_FILE, ...opts.gatewayNodeFlags, ...(process.env.SMG_BENCH_GATEWAY_FLAGS ?? '').split(/\s+/).filter(Boolean)];
   if (opts.perfFile) nodeFlags.push(...PERF_NODE_FLAGS);
   if (opts.profileDir) {
     await mkdir(opts.profileDir, { recursive: true });
