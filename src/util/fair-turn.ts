@@ -55,10 +55,25 @@ export function fairTurn(): Promise<void> | null {
 export function laterTurn(): Promise<void> {
   return new Promise<void>((resolve) => {
     waiting.push(resolve);
-    // One release callback per waiter: callbacks queued together run back to back in one check
-    // phase with microtasks drained between them, so each sees the time its predecessors took.
-    setImmediate(releaseOne);
+    queueRelease();
   });
+}
+
+/**
+ * Release callbacks queued at most: a turn lets go only what its slice allows (a few waiters of a
+ * few hundred µs each), and every queued callback past the slice queues itself again for the next
+ * turn. One per waiter made a burst of 1,000 arrivals queue ~1,000 immediates every turn for
+ * hundreds of turns (scripts/arrivals-ab.ts heap samples: releaseOne's immediates outlived scavenges).
+ */
+const MAX_QUEUED_RELEASES = 32;
+let queuedReleases = 0;
+
+function queueRelease(): void {
+  if (queuedReleases >= MAX_QUEUED_RELEASES || queuedReleases >= waiting.length) return;
+  queuedReleases += 1;
+  // One callback per waiter let go: callbacks queued together run back to back in one check
+  // phase with microtasks drained between them, so each sees the time its predecessors took.
+  setImmediate(releaseOne);
 }
 
 function releaseOne(): void {
@@ -71,5 +86,8 @@ function releaseOne(): void {
     setImmediate(releaseOne);
     return;
   }
+  queuedReleases -= 1;
   waiting.shift()?.();
+  // Keep callbacks queued for those still waiting (they run from the next turn on).
+  queueRelease();
 }

@@ -39,4 +39,24 @@ describe('fairTurn', () => {
     expect(Math.max(...perTurn.values())).toBeLessThanOrEqual(4);
     expect(perTurn.size).toBeGreaterThanOrEqual(8);
   });
+
+  it('a burst of 1,000 waiters keeps a bounded number of release callbacks queued, and all go in order', async () => {
+    await nextTurn();
+    const immediates = () => process.getActiveResourcesInfo().filter((r) => r === 'Immediate').length;
+    const before = immediates();
+    const order: number[] = [];
+    let most = 0;
+    const runs = Array.from({ length: 1000 }, async (_, i) => {
+      const wait = fairTurn();
+      most = Math.max(most, immediates() - before);
+      if (wait) await wait;
+      order.push(i);
+      most = Math.max(most, immediates() - before);
+      spin(0.05);
+    });
+    await Promise.all(runs);
+    expect(order).toEqual(Array.from({ length: 1000 }, (_, i) => i));
+    // One per waiter would be ~1,000 queued every turn the burst lasts.
+    expect(most).toBeLessThanOrEqual(40);
+  });
 });
