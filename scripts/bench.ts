@@ -26,6 +26,12 @@ import { startGateway, type GatewayHandle } from './bench/targets/gateway.js';
 import type { TargetHandle } from './bench/targets/target.js';
 import { buildWorkloads, type Workloads } from './bench/workloads.js';
 import { formatYardstick, measureYardstick } from './bench/yardstick.js';
+import { tuneHeapGrowth } from '../src/util/heap-growth.js';
+
+// This process is every phase's client (and the direct target's server): the gateway's own V8
+// tuning, so its full GCs are as rare as the gateway's while it reads streams whose gaps it
+// measures (in the long-prompt windows they were 8-17 ms each, the "client GC pause max" row).
+tuneHeapGrowth();
 
 const log = (msg: string) => process.stderr.write(`bench: ${msg}\n`);
 

@@ -24,7 +24,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parseBenchArgs } from './bench/args.js';
-import { createAgent, httpRequestFn } from './bench/http-client.js';
+import { bodyBytes, createAgent, httpRequestFn } from './bench/http-client.js';
 import { runLongPrompt } from './bench/long-prompt.js';
 import { readCpu, type RequestResult } from './bench/phase.js';
 import { stopAll } from './bench/procs.js';
@@ -79,7 +79,7 @@ const f1 = (x: number) => (Number.isFinite(x) ? x.toFixed(1) : 'n/a');
 
 /** The long prompt's body for request `seq`: one message, or a conversation of `nMessages`. */
 function longBodyFor(model: string): (seq: number) => Buffer {
-  const one = JSON.parse((w.httpBody('long', model) as (s: number) => Buffer)(0).toString('utf8')) as {
+  const one = JSON.parse(bodyBytes(w.httpBody('long', model)).toString('utf8')) as {
     messages: Array<{ role: string; content: string }>;
   };
   const text = one.messages[0].content;

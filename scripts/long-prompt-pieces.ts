@@ -6,6 +6,7 @@
 import { parseArgs } from 'node:util';
 import { parseBenchArgs } from './bench/args.js';
 import { buildWorkloads } from './bench/workloads.js';
+import { bodyBytes } from './bench/http-client.js';
 import { jsonDepthProblem } from '../src/util/json-depth.js';
 import { parseJsonText } from '../src/pipeline/chat-prompt/template-compiler/python-json.js';
 import { loadModelContext } from '../src/pipeline/model-context.js';
@@ -17,7 +18,7 @@ import { parseChatRequest } from '../src/api/openai/chat-request.js';
 const { values } = parseArgs({ options: { tokens: { type: 'string', default: '131072' }, messages: { type: 'string', default: '1' } } });
 const opts = parseBenchArgs(['--long-prompt-tokens', values.tokens!])!;
 const w = await buildWorkloads(opts);
-const body0 = (w.httpBody('long', 'm') as (s: number) => Buffer)(0);
+const body0 = bodyBytes(w.httpBody('long', 'm'));
 const obj0 = JSON.parse(body0.toString()) as { messages: Array<{ role: string; content: string }> };
 const n = Number(values.messages);
 if (n > 1) {

@@ -18,6 +18,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parseBenchArgs } from './bench/args.js';
 import { buildWorkloads } from './bench/workloads.js';
+import { bodyBytes } from './bench/http-client.js';
 
 const { values } = parseArgs({
   options: {
@@ -39,7 +40,7 @@ const { buildTemplateKwargs } = await mod<typeof import('../src/pipeline/chat-pr
 
 const opts = parseBenchArgs(['--long-prompt-tokens', '131072'])!;
 const w = await buildWorkloads(opts);
-const body0 = (w.httpBody('long', 'm') as (s: number) => Buffer)(0).toString();
+const body0 = bodyBytes(w.httpBody('long', 'm')).toString();
 const ctx = await loadModelContext({ modelId: opts.model, source: opts.model, chatTemplate: null });
 await ctx.prompts!.whenReady();
 const template = ctx.template!;

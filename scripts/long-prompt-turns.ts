@@ -18,6 +18,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parseBenchArgs } from './bench/args.js';
 import { buildWorkloads } from './bench/workloads.js';
+import { bodyBytes } from './bench/http-client.js';
 
 const { values } = parseArgs({
   options: {
@@ -40,7 +41,7 @@ const { buildTemplateKwargs } = await mod<typeof import('../src/pipeline/chat-pr
 
 const opts = parseBenchArgs(['--long-prompt-tokens', values.tokens!])!;
 const w = await buildWorkloads(opts);
-const body0 = JSON.parse((w.httpBody('long', 'm') as (s: number) => Buffer)(0).toString()) as { messages: Array<{ role: string; content: string }> };
+const body0 = JSON.parse(bodyBytes(w.httpBody('long', 'm')).toString()) as { messages: Array<{ role: string; content: string }> };
 const n = Number(values.messages);
 if (n > 1) {
   const text = body0.messages[0].content;

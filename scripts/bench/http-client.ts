@@ -13,11 +13,20 @@ import { ArrivalTracker } from './arrivals.js';
 import type { RequestFn, RequestResult } from './phase.js';
 import { isTokenFrame } from './sse-frames.js';
 
+/** A request body, whole or in parts (sent one after another, nothing copied). */
+export type RequestBody = Buffer | readonly Buffer[];
+
+/** The bytes of request `seq`'s body in one buffer (for reading it, not for sending). */
+export function bodyBytes(body: Buffer | ((seq: number) => RequestBody), seq = 0): Buffer {
+  const b = typeof body === 'function' ? body(seq) : body;
+  return Buffer.isBuffer(b) ? b : Buffer.concat(b);
+}
+
 export interface HttpTarget {
   host: string;
   port: number;
-  /** Serialized request body: the same for every request, or one per request number. */
-  body: Buffer | ((seq: number) => Buffer);
+  /** Serialized request body: the same for every request, or one per request number (in parts, written in turn). */
+  body: Buffer | ((seq: number) => RequestBody);
   timeoutMs: number;
   /** Default /v1/chat/completions (the http-ceiling takes `?mode=burst` on it). */
   path?: string;
@@ -30,9 +39,9 @@ export function createAgent(): http.Agent {
 export function httpRequestFn(t: HttpTarget, agent: http.Agent): RequestFn {
   const fixed = typeof t.body === 'function' ? null : t.body;
   const bodyFor = typeof t.body === 'function' ? t.body : () => fixed!;
-  const headersFor = (body: Buffer) => ({
+  const headersFor = (body: RequestBody) => ({
     'content-type': 'application/json',
-    'content-length': String(body.length),
+    'content-length': String(Buffer.isBuffer(body) ? body.length : body.reduce((n, b) => n + b.length, 0)),
     accept: 'text/event-stream',
   });
   const fixedHeaders = fixed ? headersFor(fixed) : null;
@@ -125,7 +134,12 @@ export function httpRequestFn(t: HttpTarget, agent: http.Agent): RequestFn {
         req.destroy(new Error(`request timed out after ${t.timeoutMs} ms`));
       }, t.timeoutMs);
       req.on('error', (err) => finish({ ok: false, tokens: 0, error: `request: ${err.message}` }));
-      req.end(body);
+      if (Buffer.isBuffer(body)) {
+        req.end(body);
+      } else {
+        for (let i = 0; i < body.length - 1; i++) req.write(body[i]);
+        req.end(body[body.length - 1]);
+      }
     });
 }
 

@@ -16,6 +16,7 @@ import { buildSampling } from '../../src/pipeline/build-sampling.js';
 import { buildTemplateKwargs } from '../../src/pipeline/chat-prompt/chat-template-thinking.js';
 import { loadModelContext } from '../../src/pipeline/model-context.js';
 import { pacedMaxTokens, type BenchOptions } from './args.js';
+import type { RequestBody } from './http-client.js';
 
 export type Kind = 'stream' | 'short' | 'long' | 'cost' | 'background' | 'paced' | 'arrival';
 export const KINDS: readonly Kind[] = ['stream', 'short', 'long', 'cost', 'background', 'paced', 'arrival'];
@@ -30,7 +31,7 @@ export interface Workloads {
   costPromptTokens: number;
   maxTokens(kind: Kind): number;
   /** The HTTP body of a kind for a model id: fixed, or one per request number (long prompts). */
-  httpBody(kind: Kind, model: string): Buffer | ((seq: number) => Buffer);
+  httpBody(kind: Kind, model: string): Buffer | ((seq: number) => RequestBody);
   /** Engine sampling for the direct target (short-prompt kinds only). */
   sampling(kind: Exclude<Kind, LongKind>, maxModelLen: number): SamplingSpec;
   /** Decoded text of count-mode token i (for frames synthesized without a gateway). */
@@ -112,16 +113,17 @@ export async function buildWorkloads(opts: BenchOptions): Promise<Workloads> {
       const base = baseBody(kind);
       const text = kind === 'long' ? longText : costText;
       // "Request <seq>." leads the message, so no two prompts share a prefix a cache could reuse.
-      // The body is serialized once around a marker and only the number is spliced in per request:
-      // building a 131k-token body from strings (~1.4 MB of large V8 strings each) ran this
-      // process into full GCs of 13-17 ms while it was reading the background streams, and the
-      // stall showed up as their inter-token gap (long-prompt windows, client GC pause column).
+      // The body is serialized once around a marker and sent in three parts with only the number
+      // made per request: building each 131k-token body (~1.4 MB of large V8 strings, then a 0.7 MB
+      // buffer) ran this process into full GCs of 10-17 ms while it was reading the background
+      // streams, and the stall showed up as their inter-token gap (long-prompt windows, client GC
+      // pause row).
       const MARK = '\u0000SEQ\u0000';
       const whole = JSON.stringify({ model, messages: [{ role: 'user', content: longMessage(text, -1).replace('-1', MARK) }], ...base });
       const cut = whole.indexOf(JSON.stringify(MARK).slice(1, -1));
       const head = Buffer.from(whole.slice(0, cut));
       const tail = Buffer.from(whole.slice(cut + JSON.stringify(MARK).length - 2));
-      return (seq) => Buffer.concat([head, Buffer.from(String(seq)), tail]);
+      return (seq) => [head, Buffer.from(String(seq)), tail];
     },
     sampling(kind, maxModelLen) {
       const parsed = parseChatRequest({ model: 'bench', messages: shortMessages, ...baseBody(kind) });

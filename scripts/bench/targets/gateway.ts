@@ -6,7 +6,7 @@
 import { mkdir } from 'node:fs/promises';
 import { handshakePortFor } from '../../../src/engine/fnv-port.js';
 import type { BenchOptions } from '../args.js';
-import { createAgent, gatewayPromptTokens, httpRequestFn, type HttpTarget } from '../http-client.js';
+import { bodyBytes, createAgent, gatewayPromptTokens, httpRequestFn, type HttpTarget } from '../http-client.js';
 import { ChildLoopProbe, LOOP_PROBE_FILE, loopProbeEnv } from '../loop-stats.js';
 import { PERF_NODE_FLAGS, PerfRecorder, removePerfMap, summarizePerf } from '../perf.js';
 import type { RequestFn } from '../phase.js';
@@ -90,8 +90,7 @@ export async function startGateway(opts: BenchOptions, dir: string, w: Workloads
     const model = models.data[0]?.id;
     if (!model) throw new Error(`gateway lists no model: ${JSON.stringify(models)}`);
     const bodyObj = (kind: Kind) => {
-      const b = w.httpBody(kind, model);
-      return JSON.parse((typeof b === 'function' ? b(0) : b).toString('utf8')) as Record<string, unknown>;
+      return JSON.parse(bodyBytes(w.httpBody(kind, model)).toString('utf8')) as Record<string, unknown>;
     };
     const promptTokens = await gatewayPromptTokens(base, bodyObj('stream'));
     if (promptTokens !== w.promptTokenIds.length) {
