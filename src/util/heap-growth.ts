@@ -14,15 +14,15 @@
  * GCs while busy (up to about 3× the live heap); V8's memory reducer still collects and shrinks
  * the heap once the gateway goes quiet.
  *
- * A --heap-growing-percent the user gave node (command line or NODE_OPTIONS) is left alone.
+ * A --heap-growing-percent the user gave node on its command line is left alone (node refuses it
+ * in NODE_OPTIONS).
  */
 import v8 from 'node:v8';
 
 export const HEAP_GROWING_PERCENT = 300;
 
-export function tuneHeapGrowth(execArgv: readonly string[] = process.execArgv, nodeOptions = process.env.NODE_OPTIONS ?? ''): boolean {
-  const given = (s: string) => /--heap[-_]growing[-_]percent/.test(s);
-  if (execArgv.some(given) || given(nodeOptions)) return false;
+export function tuneHeapGrowth(execArgv: readonly string[] = process.execArgv): boolean {
+  if (execArgv.some((arg) => /^--heap[-_]growing[-_]percent\b/.test(arg))) return false;
   v8.setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
   return true;
 }
