@@ -110,12 +110,17 @@ const ITEMS_CTE = (param: string) => `items AS (
 )`;
 
 /**
- * Links in the given order: each item one microsecond after the one before, so a conversation
- * lists its items in the order they were added (ties, if any, order by item id).
+ * Links in the given order: each item one microsecond after the one before, and the batch after the
+ * conversation's last link even when the clock has not moved on since (PGlite's clock_timestamp()
+ * ticks in milliseconds: a batch added within the same millisecond as the one before it listed
+ * before that batch's last item, '12354'), so a conversation lists its items in the order they
+ * were added. Two batches written at the same moment may still tie; ties order by item id.
  */
 const LINKS_INSERT = (conversation: string, ids: string) => `INSERT INTO conversation_item_links (conversation_id, item_id, added_at)
-  SELECT ${conversation}, t.item_id, clock_timestamp() + (t.ord * interval '1 microsecond')
-  FROM unnest(${ids}::text[]) WITH ORDINALITY AS t(item_id, ord)
+  SELECT ${conversation}, t.item_id, base.at + (t.ord * interval '1 microsecond')
+  FROM unnest(${ids}::text[]) WITH ORDINALITY AS t(item_id, ord),
+    (SELECT GREATEST(clock_timestamp(), COALESCE(
+       (SELECT max(added_at) FROM conversation_item_links WHERE conversation_id = ${conversation}), '-infinity'::timestamptz)) AS at) AS base
   ON CONFLICT (conversation_id, item_id) DO NOTHING`;
 
 function itemRows(items: StoredItem[]): string {

@@ -71,6 +71,15 @@ describe.each(['memory', 'postgres'] as const)('history store contract: %s', (ba
     expect(((await store.getItem(id))?.item.content as Array<{ text: string }>)[0].text).toBe('first');
   });
 
+  it('batches added back to back list in the order they were added, within a millisecond too', async () => {
+    const conv = uid('conv');
+    await store.createConversation({ id: conv, createdAt: NOW, metadata: {} }, [item(uid('msg'), 'a0')]);
+    // Forty small batches as fast as the store takes them: many share a clock millisecond.
+    for (let b = 1; b <= 40; b++) await store.addItems(conv, [item(uid('msg'), `a${b}x`), item(uid('msg'), `a${b}y`)]);
+    const texts = (await store.listItems(conv, { limit: 100, order: 'asc' })).items.map((i) => (i.item.content as Array<{ text: string }>)[0].text);
+    expect(texts).toEqual(['a0', ...Array.from({ length: 40 }, (_, k) => [`a${k + 1}x`, `a${k + 1}y`]).flat()]);
+  });
+
   it('conversation items keep the order they were added in and page with after, both ways', async () => {
     const conv = uid('conv');
     const first = [item(uid('msg'), '1'), item(uid('msg'), '2')];
