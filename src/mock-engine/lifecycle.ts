@@ -8,7 +8,10 @@ import { GARBAGE_FRAME } from './codec.js';
 import { FaultTrigger } from './faults.js';
 import { StartupError } from './handshake.js';
 import type { FaultMode, MockKnobs } from './mock-flags.js';
-import { Signal } from './signal.js';
+import { Signal, sleep } from './signal.js';
+
+/** How long a dying engine waits after queueing its last frames (see die()). */
+const SENTINEL_FLUSH_MS = 100;
 
 /** What the shell needs of a rank: raw sends and closing its sockets. */
 export interface RankSocketsHandle {
@@ -73,6 +76,11 @@ export abstract class MockProcess<R extends RankSocketsHandle> {
     this.stopped = true;
     this.work.notify();
     await Promise.all(this.ranks.map((r) => r.sendRaw(frames)));
+    // A send resolves once zeromq has queued the frames, not sent them, and the process exits right
+    // after: on a loaded box the sentinel was sometimes lost, and the gateway saw only the engine's
+    // connection close ('engine disconnected', not 'engine core reported fatal failure'). vLLM
+    // lingers up to 4 s on its output socket for the same reason; a short wait gets it out here.
+    await sleep(SENTINEL_FLUSH_MS);
     for (const r of this.ranks) r.closeSockets();
     this.finish(code);
   }
