@@ -31,8 +31,9 @@
  */
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import { PerformanceObserver, constants, createHistogram, monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { PerformanceObserver, createHistogram, monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { isMainThread } from 'node:worker_threads';
+import { gcKindName } from './gc-kind.mjs';
 import { mainThreadSchedstat } from './schedstat.mjs';
 
 const MARK = '@@smg-bench-loop ';
@@ -48,13 +49,12 @@ if (isMainThread) {
   let gcMs = 0;
   let gcMaxMs = 0;
   let gcMaxKind = null;
-  const GC_KINDS = { [constants.NODE_PERFORMANCE_GC_MINOR]: 'minor', [constants.NODE_PERFORMANCE_GC_MAJOR]: 'major', [constants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental', [constants.NODE_PERFORMANCE_GC_WEAKCB]: 'weakcb' };
   new PerformanceObserver((list) => {
     for (const e of list.getEntries()) {
       gcMs += e.duration;
       if (e.duration > gcMaxMs) {
         gcMaxMs = e.duration;
-        gcMaxKind = GC_KINDS[e.detail?.kind] ?? String(e.detail?.kind);
+        gcMaxKind = gcKindName(e.detail?.kind);
       }
     }
   }).observe({ entryTypes: ['gc'] });

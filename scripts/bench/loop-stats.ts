@@ -5,7 +5,8 @@
  * in-process engine client) is watched in-process the same way.
  */
 import { fileURLToPath } from 'node:url';
-import { PerformanceObserver, constants, monitorEventLoopDelay, performance, type IntervalHistogram } from 'node:perf_hooks';
+import { PerformanceObserver, monitorEventLoopDelay, performance, type IntervalHistogram } from 'node:perf_hooks';
+import { gcKindName } from './gc-kind.mjs';
 import type { Child } from './procs.js';
 
 export const LOOP_PROBE_FILE = fileURLToPath(new URL('./loop-probe.mjs', import.meta.url));
@@ -111,15 +112,6 @@ export class ChildLoopProbe implements LoopProbe {
   }
 }
 
-/** A perf_hooks GC entry's kind as loop-probe.mjs names it. */
-function gcKind(kind: number | undefined): string | null {
-  if (kind === constants.NODE_PERFORMANCE_GC_MINOR) return 'minor';
-  if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) return 'major';
-  if (kind === constants.NODE_PERFORMANCE_GC_INCREMENTAL) return 'incremental';
-  if (kind === constants.NODE_PERFORMANCE_GC_WEAKCB) return 'weakcb';
-  return kind === undefined ? null : String(kind);
-}
-
 /** The bench process itself (the direct target serves from here). */
 export class SelfLoopProbe implements LoopProbe {
   private readonly hist: IntervalHistogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
@@ -133,7 +125,7 @@ export class SelfLoopProbe implements LoopProbe {
       this.gcMs += e.duration;
       if (e.duration > this.gcMaxMs) {
         this.gcMaxMs = e.duration;
-        this.gcMaxKind = gcKind((e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind);
+        this.gcMaxKind = gcKindName((e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind);
       }
     }
   });
