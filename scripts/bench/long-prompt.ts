@@ -6,8 +6,7 @@
  * p99 (per arrival) in A vs B: how much prompt processing (template + tokenize) stalls every
  * other stream of the process.
  */
-import v8 from 'node:v8';
-import vm from 'node:vm';
+import { collectNow } from '../../src/util/idle-gc.js';
 import type { GapSink } from './arrivals.js';
 import { SelfLoopProbe, type LoopProbe, type LoopStats } from './loop-stats.js';
 import { readCpu, type CpuProbe, type CpuUse, type RequestFn, type RequestResult } from './phase.js';
@@ -66,24 +65,12 @@ function pool(c: number, run: RequestFn, sink: GapSink, onResult: (r: RequestRes
   };
 }
 
-/**
- * A full GC of this process (V8's own gc, exposed at run time as src/util/idle-gc.ts does). This
- * process reads the background streams, so its own GC pauses count in their gaps: by the time the
- * bench reaches this scenario its heap holds every earlier phase's results, and full GCs of it
- * took 9-17 ms inside the windows (the "client GC pause max" row). Each window starts collected.
- */
-function collectSelf(): void {
-  try {
-    v8.setFlagsFromString('--expose-gc');
-    (vm.runInNewContext('gc') as () => void)();
-  } catch {
-    // Only hygiene: without it the windows are measured as before.
-  }
-}
-
 /** One measured window: `during` runs while the background streams' gaps are collected. */
 async function window(spec: LongPromptSpec, sink: GapSink & Required<Pick<GapSink, 'arrivalGaps'>>, during: () => Promise<void>): Promise<WindowResult> {
-  collectSelf();
+  // This process reads the background streams, so its own GC pauses count in their gaps: by this
+  // scenario its heap holds every earlier phase's results, and its full GCs took 9-17 ms inside the
+  // windows (the "client GC pause max" row). Each window starts collected.
+  collectNow();
   await spec.loop.reset();
   const clientProbe = new SelfLoopProbe();
   sink.gaps = new Samples();

@@ -120,9 +120,10 @@ export async function buildWorkloads(opts: BenchOptions): Promise<Workloads> {
       // pause row).
       const MARK = '\u0000SEQ\u0000';
       const whole = JSON.stringify({ model, messages: [{ role: 'user', content: longMessage(text, -1).replace('-1', MARK) }], ...base });
-      const cut = whole.indexOf(JSON.stringify(MARK).slice(1, -1));
+      const marked = JSON.stringify(MARK).slice(1, -1);
+      const cut = whole.indexOf(marked);
       const head = Buffer.from(whole.slice(0, cut));
-      const tail = Buffer.from(whole.slice(cut + JSON.stringify(MARK).length - 2));
+      const tail = Buffer.from(whole.slice(cut + marked.length));
       return (seq) => [head, Buffer.from(String(seq)), tail];
     },
     sampling(kind, maxModelLen) {

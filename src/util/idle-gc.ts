@@ -29,12 +29,19 @@ function v8Gc(): (() => void) | null {
   return gc;
 }
 
+/** One full GC now; false when V8's gc could not be exposed. */
+export function collectNow(): boolean {
+  const fn = v8Gc();
+  fn?.();
+  return fn !== null;
+}
+
 /** Runs one full GC `delayMs` after the last call (each call pushes it back). */
 export function collectSoon(delayMs = 1000): void {
   if (timer) clearTimeout(timer);
   timer = setTimeout(() => {
     timer = null;
-    v8Gc()?.();
+    collectNow();
   }, delayMs);
   timer.unref();
 }
