@@ -12,7 +12,8 @@
  *        [-- BENCH FLAGS]  (e.g. --arrivals 1000 --arrivals-max-tokens 20 --paced-step-ms 50)
  *
  * The measured bursts follow --warm-bursts unrecorded ones per target; --fresh instead starts new
- * targets for every burst (the bench's own case: the first burst on a target, far noisier).
+ * targets for every burst (the first burst on a target, which the bench reports beside its measured
+ * second one; far noisier).
  * DIR@KEY=VALUE sets environment variables for that tree's gateway and engine.
  *
  * Prints per target the TTFT p50 of every burst, their median, and each gateway's ratio to the
@@ -110,7 +111,7 @@ try {
     const pid = e.handle!.serverPid as number;
     const perfFile = values.perf && e.name !== 'ceiling' ? join(resolve(values.perf), `burst-${e.name.split(' ')[0]}-${e.runs.length}.data`) : null;
     const perf = perfFile ? new PerfRecorder(pid, perfFile) : null;
-    perf?.start();
+    await perf?.start();
     e.runs.push(await runArrivals(e.handle!, pacedOpts, e.name));
     if (perf) {
       await perf.stop();
@@ -123,8 +124,8 @@ try {
   };
   for (const [i, spec] of specs.entries()) entries.push({ name: spec === 'ceiling' ? 'ceiling' : `${'ABCDEFG'[i]} ${spec}`, handle: null, runs: [] });
   if (values.fresh) {
-    // Every round on fresh targets, one at a time: the bench's own case (its burst is the first
-    // on a target that was warmed up at C = 32 and then garbage-collected).
+    // Every round on fresh targets, one at a time: the bench's first burst (on a target that was
+    // warmed up at C = 32 and then garbage-collected).
     for (let k = 0; k < Number(values.rounds); k++) {
       for (const [i, e] of entries.entries()) {
         e.handle = await start(i, specs[i]);

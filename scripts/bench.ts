@@ -113,7 +113,16 @@ async function runAll(opts: BenchOptions, dir: string, w: Workloads): Promise<Ru
         await t.alive();
       }
       if (pacedGroups.includes('arrivals')) {
-        resultsOf(target).arrivals = await runArrivals(t, pacedOpts, name);
+        // One burst of the same shape first, so the measured one meets a target whose arrival path
+        // has run before: the first burst on a fresh process pays for V8 compiling that path
+        // (--trace-opt: ~100 TurboFan compilations, 0.4-0.8 s of helper-thread CPU inside the
+        // burst, on a box the client and the engine share), which the ceiling's few dozen lines of
+        // JS do not. Both targets get it; its TTFT stays in the report as "first burst".
+        const first = await runArrivals(t, pacedOpts, `${name} (first burst)`);
+        await t.alive();
+        const r = await runArrivals(t, pacedOpts, name);
+        r.firstBurst = { ok: first.ok, failed: first.failed, ttft: first.ttft };
+        resultsOf(target).arrivals = r;
         await t.alive();
       }
     } finally {
@@ -195,7 +204,8 @@ function report(opts: BenchOptions, w: Workloads, info: RunInfo, seconds: number
   );
   push(
     formatArrivalsTable(
-      `arrivals: ${opts.arrivals} streams of ${opts.arrivalsMaxTokens} tokens issued together on new connections, idle target paced at ${opts.pacedStepMs} ms`,
+      `arrivals: ${opts.arrivals} streams of ${opts.arrivalsMaxTokens} tokens issued together on new connections, idle target paced at ${opts.pacedStepMs} ms; ` +
+        'measured: the second burst, right after the first has ended',
       runs((r) => r.arrivals),
     ),
   );

@@ -114,8 +114,10 @@ adds issue 17's soak,streaming,prompt-cost):
                RSS before, read after full GCs of the server), then RSS again
                --paced-idle s after the streams ended (and the client closed its connections)
   arrivals     then, on that idle paced target: --arrivals streams issued in one burst on fresh
-               connections: TTFT p50/p99 and how many got no response head in time (asked for
-               alone, it still runs the paced phase first)
+               connections, twice; the second burst (right after the first has ended) is
+               measured: TTFT p50/p99 and how many got no response head in time; the first
+               burst's TTFT p50 is reported beside it (asked for alone, it still runs the paced
+               phase first)
   long-prompt  on a fresh target paced at --long-token-delay-ms: --long-streams streams alone,
                then with --long-prompt-tokens prompts (distinct per request) arriving at
                --long-concurrency: the streams' gap p99 with ÷ without, and the serving process's

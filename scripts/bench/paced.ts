@@ -78,6 +78,8 @@ export interface ArrivalsResult {
   wallSec: number;
   loop: LoopStats | null;
   cpu: Record<string, CpuUse>;
+  /** The warm-up burst the bench runs just before this one on the same target (the first burst on it). */
+  firstBurst?: { ok: number; failed: number; ttft: Pcts };
 }
 
 

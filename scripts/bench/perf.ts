@@ -4,7 +4,9 @@
  * through the gateway's --perf-basic-prof map, so "inclusive" numbers are trustworthy.
  */
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
-import { rm } from 'node:fs/promises';
+import { mkdtemp, open, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 /** Node flags the gateway needs so perf can name JS frames. */
 export const PERF_NODE_FLAGS = ['--perf-basic-prof', '--interpreted-frames-native-stack'];
@@ -19,8 +21,18 @@ export class PerfRecorder {
     readonly file: string,
   ) {}
 
-  start(): void {
-    this.proc = spawn('perf', ['record', '-F', '499', '-g', '-p', String(this.pid), '-o', this.file], {
+  /**
+   * Resolves once perf is sampling: perf starts with its events disabled (-D -1) and enables them
+   * on a command over a control FIFO, acknowledging on a second one. Spawning perf and opening its
+   * events takes 100-300 ms on this box, so a phase started right after spawn() lost its first
+   * fraction of a second (for the arrival burst: the whole intake).
+   */
+  async start(): Promise<void> {
+    const dir = await mkdtemp(join(tmpdir(), 'smg-perf-'));
+    const ctl = join(dir, 'ctl');
+    const ack = join(dir, 'ack');
+    await run('mkfifo', [ctl, ack]);
+    this.proc = spawn('perf', ['record', '-F', process.env.SMG_BENCH_PERF_HZ ?? '499', '-g', '-p', String(this.pid), '-o', this.file, '-D', '-1', '--control', `fifo:${ctl},${ack}`], {
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     this.proc.stderr?.setEncoding('utf8');
@@ -32,6 +44,20 @@ export class PerfRecorder {
         resolve();
       });
     });
+    // Opening a FIFO waits for its other end; if perf dies first, kill the wait by opening the ends ourselves.
+    const died = this.exited.then(async () => {
+      await Promise.all([open(ctl, 'r+').then((h) => h.close()), open(ack, 'r+').then((h) => h.close())]).catch(() => {});
+    });
+    try {
+      const ctlFile = await open(ctl, 'w');
+      const ackFile = await open(ack, 'r');
+      await ctlFile.write('enable\n');
+      const buf = Buffer.alloc(16);
+      await Promise.race([ackFile.read(buf, 0, buf.length, null), died]);
+      await Promise.all([ctlFile.close(), ackFile.close()]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   }
 
   /** SIGINT makes perf flush and write its file. */

@@ -79,6 +79,8 @@ export function formatArrivalsTable(title: string, runs: { target: Target; r: Ar
   const t = sideBySide<ArrivalsResult>(title, runs, [
     ['requests ok/issued', (r) => `${r.ok}/${r.requests}`],
     ['no response head', (r) => String(r.noHead)],
+    ['first burst: ok/issued', (r) => (r.firstBurst ? `${r.firstBurst.ok}/${r.firstBurst.ok + r.firstBurst.failed}` : '-')],
+    ['first burst: TTFT p50 ms', (r) => opt(r.firstBurst?.ttft.p50, fmtMs), (r) => r.firstBurst?.ttft.p50],
     ['client issue loop ms', (r) => fmtMs(r.issueMs)],
     ['response head p50 ms', (r) => fmtMs(r.head.p50), (r) => r.head.p50],
     ['TTFT p50 ms', (r) => fmtMs(r.ttft.p50), (r) => r.ttft.p50],

@@ -165,7 +165,8 @@ export function footnotes(longMaxTokens: number, ceilingMode: string): string {
   (median RSS in the window − RSS before the phase, after a warm-up at C = 32 and two full GCs of the
   server through the loop probe) ÷ streams. The client
   closes its connections when the streams end, then the target idles. Arrivals: issued in one loop
-  on new connections; "no response head" counts requests without one by --arrivals-timeout.
+  on new connections, twice; the second burst is measured, the first one's TTFT p50 is shown beside
+  it; "no response head" counts requests without one by --arrivals-timeout.
   At token delay 0 the engine outruns the gateway, so TTFT/e2e at high C are queueing in front of
   the gateway (≈ C × max_tokens ÷ tokens/s). Prompt cost: C=1, max_tokens ${longMaxTokens}; "long − short"
   of TTFT p50 and of main-thread busy ms per request is what a ~2k-token prompt adds.`;

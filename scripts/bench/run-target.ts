@@ -119,7 +119,7 @@ export async function runTarget(t: TargetHandle, opts: BenchOptions, groups: rea
   }
   if (!onlyScenario) await warm('short', opts.shortConcurrency, opts.shortConcurrency * 8, short);
   const rssAfterWarmupMB = mb(rssBytes(t.serverPid));
-  if (!onlyScenario) t.onMeasureStart?.();
+  if (!onlyScenario) await t.onMeasureStart?.();
   const out: TargetResults = { ...emptyResults(name), rssAfterWarmupMB };
 
   // The soak comes first so that "after warm-up" means just that, not after the big phases.

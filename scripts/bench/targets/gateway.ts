@@ -129,11 +129,11 @@ export async function startGateway(opts: BenchOptions, dir: string, w: Workloads
       alive: async () => {
         for (const c of [gateway, engine]) if (!c.running) throw new Error(await c.deathNoteAfterExit());
       },
-      onMeasureStart: () => {
+      onMeasureStart: async () => {
         measured = true;
         if (perf) {
           log(`perf record on gateway pid ${gateway.pid} → ${opts.perfFile}`);
-          perf.start();
+          await perf.start();
         }
       },
       close,

@@ -24,7 +24,7 @@ export interface TargetHandle {
   loop: LoopProbe;
   alive(): Promise<void>;
   /** Called once, after the JIT warm-up and before the first measured phase. */
-  onMeasureStart?(): void;
+  onMeasureStart?(): Promise<void>;
   close(): Promise<void>;
 }
 
