@@ -19,11 +19,17 @@ describe('smg serve --backend tokenspeed (e2e)', () => {
   it('launches the TokenSpeed command, serves a chat completion and stops on SIGTERM', async () => {
     run = await serveOnMocks([], BASE_PORT, 'tokenspeed');
     await waitFor('readiness 200', async () => ((await readiness(run.base)).status === 200 ? true : undefined));
-    const url = run.workerUrl(BASE_PORT);
     const out = run.proc.output();
+    // The first free port from the base: another process may hold the base itself (it is in
+    // Linux's ephemeral range, so any outgoing connection of a parallel test can take it).
+    const [engine] = launchedPids(out);
+    expect(engine.port).toBeGreaterThanOrEqual(BASE_PORT);
+    expect(engine.port).toBeLessThan(BASE_PORT + 50);
+    const port = engine.port;
+    const url = run.workerUrl(port);
     expect(out).toContain(
-      `Launching worker with command: ${MOCK_PYTHON} -m tokenspeed.cli serve --headless --model ${TINY_MODEL} --port ${BASE_PORT} ` +
-        `--dist-init-addr 127.0.0.1:${BASE_PORT + 233} --data-parallel-address 127.0.0.1 --data-parallel-rpc-port ${handshakePortFor(url)} ` +
+      `Launching worker with command: ${MOCK_PYTHON} -m tokenspeed.cli serve --headless --model ${TINY_MODEL} --port ${port} ` +
+        `--dist-init-addr 127.0.0.1:${port + 233} --data-parallel-address 127.0.0.1 --data-parallel-rpc-port ${handshakePortFor(url)} ` +
         '--zmq-engine-index 0 --grammar-backend xgrammar --enable-output-logprobs',
     );
     expect(out).toContain('runtime=tokenspeed');
@@ -33,7 +39,6 @@ describe('smg serve --backend tokenspeed (e2e)', () => {
     const reply = await client.chat.completions.create({ model: TINY_MODEL, messages: [{ role: 'user', content: 'hi' }], max_tokens: 6 });
     expect(reply.choices[0].message.content).toMatch(/^Hello/);
 
-    const [engine] = launchedPids(out);
     run.proc.child.kill('SIGTERM');
     expect(await run.proc.exited).toBe(143);
     expect(await isGone(engine.pid)).toBe(true);
