@@ -8,7 +8,7 @@ import OpenAI from 'openai';
 import { afterAll, describe, expect, it } from 'vitest';
 import { handshakePortFor } from '../../src/engine/fnv-port.js';
 import { TINY_MODEL, waitFor } from './support/proc.js';
-import { isGone, launchedPids, MOCK_PYTHON, readiness, serveOnMocks, type ServeRun } from './support/serve-kit.js';
+import { isGone, launchedFromBase, MOCK_PYTHON, readiness, serveOnMocks, type ServeRun } from './support/serve-kit.js';
 
 const BASE_PORT = 44000;
 
@@ -20,11 +20,7 @@ describe('smg serve --backend tokenspeed (e2e)', () => {
     run = await serveOnMocks([], BASE_PORT, 'tokenspeed');
     await waitFor('readiness 200', async () => ((await readiness(run.base)).status === 200 ? true : undefined));
     const out = run.proc.output();
-    // The first free port from the base: another process may hold the base itself (it is in
-    // Linux's ephemeral range, so any outgoing connection of a parallel test can take it).
-    const [engine] = launchedPids(out);
-    expect(engine.port).toBeGreaterThanOrEqual(BASE_PORT);
-    expect(engine.port).toBeLessThan(BASE_PORT + 50);
+    const [engine] = launchedFromBase(out, BASE_PORT);
     const port = engine.port;
     const url = run.workerUrl(port);
     expect(out).toContain(

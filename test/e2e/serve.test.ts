@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { handshakePortFor } from '../../src/engine/fnv-port.js';
 import { REPEAT_SIGNAL_WINDOW_MS } from '../../src/launcher/shutdown-controller.js';
 import { runSmg, TINY_MODEL, waitFor } from './support/proc.js';
-import { holdRequestInFlight, isGone, launchedPids, MOCK_PYTHON, readiness, serveOnMocks, workerStatus, type ServeRun } from './support/serve-kit.js';
+import { holdRequestInFlight, isGone, launchedFromBase, launchedPids, MOCK_PYTHON, readiness, serveOnMocks, workerStatus, type ServeRun } from './support/serve-kit.js';
 
 const BASE_PORT = 41000;
 
@@ -25,11 +25,7 @@ describe('smg serve, one replica (e2e)', () => {
     console.log(`[measure] smg serve start → /readiness 200: ${(performance.now() - t0).toFixed(0)} ms`);
 
     const out = run.proc.output();
-    // The first free port from the base: another process may hold the base itself (it is in
-    // Linux's ephemeral range, so any outgoing connection of a parallel test can take it).
-    const [engine] = launchedPids(out);
-    expect(engine.port).toBeGreaterThanOrEqual(BASE_PORT);
-    expect(engine.port).toBeLessThan(BASE_PORT + 50);
+    const [engine] = launchedFromBase(out, BASE_PORT);
     const url = run.workerUrl(engine.port);
     expect(out).toContain(`--router-model-path not set; using --model ${TINY_MODEL} as the gateway model path`);
     expect(out).toContain(

@@ -7,6 +7,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { expect } from 'vitest';
 import { zmqIpcUrl } from '../../../src/launcher/ports.js';
 import { freeTcpPort } from '../../../src/mock-engine/spawn.js';
 import { killProc, ROOT, runSmg, TINY_MODEL, waitFor, type Proc } from './proc.js';
@@ -51,6 +52,23 @@ export function launchedPids(output: string): { port: number; pid: number }[] {
     port: Number(m[1]),
     pid: Number(m[2]),
   }));
+}
+
+/**
+ * The engines `smg serve` launched from `base` up, checked to be there: each on the first free port
+ * after the one before, so a port another process holds is skipped. A test must not expect the base
+ * itself: the serve tests' bases are in Linux's ephemeral range, so any outgoing connection of a
+ * parallel test can hold one.
+ */
+export function launchedFromBase(output: string, base: number): { port: number; pid: number }[] {
+  const engines = launchedPids(output);
+  let floor = base;
+  for (const e of engines) {
+    expect(e.port).toBeGreaterThanOrEqual(floor);
+    floor = e.port + 1;
+  }
+  expect(floor).toBeLessThanOrEqual(base + 50);
+  return engines;
 }
 
 /** Kills a test's `smg serve`, every engine group it reported launching, and its socket dir. */
