@@ -2,6 +2,7 @@
  * Optional Linux `perf` sampling of the gateway during the measured phases (--perf FILE). Unlike
  * V8's --cpu-prof it sees native time (GC, libuv, zeromq, syscalls) and attributes JIT frames
  * through the gateway's --perf-basic-prof map, so "inclusive" numbers are trustworthy.
+ * SMG_BENCH_PERF_HZ sets the sampling rate (default 499 Hz; a 1.5 s burst wants ~3000).
  */
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { mkdtemp, open, rm } from 'node:fs/promises';
