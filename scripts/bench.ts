@@ -115,7 +115,7 @@ async function runAll(opts: BenchOptions, dir: string, w: Workloads): Promise<Ru
       if (pacedGroups.includes('arrivals')) {
         // One burst of the same shape first, so the measured one meets a target whose arrival path
         // has run before: the first burst on a fresh process pays for V8 compiling that path
-        // (--trace-opt: ~100 TurboFan compilations, 0.4-0.8 s of helper-thread CPU inside the
+        // (--trace-opt: 85-123 TurboFan compilations, 0.35-0.8 s of helper-thread CPU inside the
         // burst, on a box the client and the engine share), which the ceiling's few dozen lines of
         // JS do not. Both targets get it; its TTFT stays in the report as "first burst".
         const first = await runArrivals(t, pacedOpts, `${name} (first burst)`);
