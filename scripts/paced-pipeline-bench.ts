@@ -2,12 +2,17 @@
  * The gateway's per-token work at N paced streams, in process and without sockets: one vLLM
  * output message per step carrying one token for each of N chat streams, decoded (decodeOutput,
  * the IdTable), dispatched to each stream's generation (startChoices: detokenizer, stop decoder,
- * choice output, metrics-free), encoded as chat SSE frames into each stream's pending bytes
- * (RawSseWriter, FrameBytes) and flushed by the flush scheduler to a response that takes every
- * write at once. CPU µs per token over the steps, min of --reps; no kernel, no HTTP: what
- * scripts/paced-streams-bench.ts cannot separate from a busy box's noise.
+ * choice output, the router's and vLLM's request metrics), encoded as chat SSE frames into each
+ * stream's pending bytes (RawSseWriter, FrameBytes) and flushed by the flush scheduler to a
+ * response that takes every write at once. CPU µs per token over the steps, min of --reps; no
+ * kernel, no HTTP: what scripts/paced-streams-bench.ts cannot separate from a busy box's noise.
  *
- *   npx tsx scripts/paced-pipeline-bench.ts [--n 1000] [--steps 300] [--reps 5]
+ * --thrash MB touches that much memory before each measured step (not counted). In the gateway a
+ * stream's objects are touched once per engine step, after the kernel's TCP work and 999 other
+ * streams' have pushed them out of the caches; steps run back to back here keep them hot, which
+ * hid that cost (issue 30: 0.63 µs/token hot, 1.4-2.1 with 64 MB touched between steps).
+ *
+ *   npx tsx scripts/paced-pipeline-bench.ts [--n 1000] [--steps 300] [--reps 5] [--thrash MB]
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
@@ -20,11 +25,18 @@ import { IdTable } from '../src/engine/id-table.js';
 import { EngineRequestStream } from '../src/engine/request-stream.js';
 import type { EngineRequest, OutputEvent } from '../src/engine/types.js';
 import { encodeOutputs } from '../src/mock-engine/wire/vllm/output-encode.js';
+import { GatewayMetrics } from '../src/gateway/metrics.js';
 import { startChoices } from '../src/pipeline/generate.js';
+import { requestMetrics } from '../src/pipeline/metrics.js';
 import { loadModelContext } from '../src/pipeline/model-context.js';
 import { DEFAULT_MODEL } from './bench/args.js';
 
-const { values } = parseArgs({ options: { n: { type: 'string', default: '1000' }, steps: { type: 'string', default: '300' }, reps: { type: 'string', default: '5' } } });
+const { values } = parseArgs({ options: { n: { type: 'string', default: '1000' }, steps: { type: 'string', default: '300' }, reps: { type: 'string', default: '5' }, thrash: { type: 'string', default: '0' } } });
+/** MB of memory touched (not counted) before each measured step: the caches a real step finds, after the kernel and 999 other streams ran. */
+const thrash = new Uint8Array(Number(values.thrash) << 20);
+function evict(): void {
+  for (let i = 0; i < thrash.length; i += 64) thrash[i]++;
+}
 const N = Number(values.n);
 const STEPS = Number(values.steps);
 
@@ -80,6 +92,8 @@ const client: EngineClientApi = {
   onDead(): void {},
   close: async () => {},
 };
+/** The gateway's request metrics (router and vLLM series), as every served request records them. */
+const metrics = new GatewayMetrics(() => []);
 const signal = { aborted: false, addEventListener() {}, removeEventListener() {} };
 
 function startStreams(round: number): string[] {
@@ -99,6 +113,7 @@ function startStreams(round: number): string[] {
         signal,
         timeoutMs: 300_000,
         stream: true,
+        observer: requestMetrics(metrics.router, { backend_type: 'vllm', model: 'bench', endpoint: 'chat_completions' }, true, { n: 1, maxTokens: STEPS, maxModelLen: 40960 }),
       },
       writer,
     );
@@ -143,6 +158,7 @@ for (let rep = 0; rep < Number(values.reps); rep++) {
   let cpu = 0;
   for (let k = 20; k < STEPS; k++) {
     const frames = message(reqIds, k, k === STEPS - 1);
+    evict();
     const c0 = process.cpuUsage();
     step(frames);
     await nextTurn();
