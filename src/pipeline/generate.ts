@@ -58,12 +58,20 @@ export interface GenerateOptions {
 export interface GenerationObserver {
   firstText(): void;
   choiceEnded(promptTokens: number, completionTokens: number, index: number, finishReason: string): void;
-  /** Choice `index` was submitted to data-parallel rank `rank`. */
-  choiceStarted?(index: number, rank: number): void;
-  /** An engine output of choice `index` (per engine step: keep it cheap). */
-  step?(index: number, newTokens: number, queuedSecs: number | undefined): void;
+  /**
+   * Choice `index` was submitted to data-parallel rank `rank`. What it returns sees each of that
+   * choice's engine outputs: the choice holds it, so an engine step reaches the metrics through
+   * one object per stream instead of the observer, the recorder and its table of choices (issue 30:
+   * at 1,000 paced streams each of those is a cache miss per token).
+   */
+  choiceStarted?(index: number, rank: number): ChoiceMeter | undefined;
   /** All choices ended (error null), or the generation failed. */
   done(error: unknown): void;
+}
+
+/** Sees one choice's engine outputs (per engine step: keep it cheap). */
+export interface ChoiceMeter {
+  step(newTokens: number, queuedSecs: number | undefined): void;
 }
 
 export interface Generation {
@@ -154,8 +162,8 @@ class MergedGeneration implements Generation {
   private listenAll(streams: RequestStream[]): void {
     this.runners = streams.map((s, i) => {
       this.live.add(s.requestId);
-      this.opts.observer?.choiceStarted?.(this.opts.choices[i].index, s.rank);
-      const runner = new ChoiceRunner(s, this.opts.choices[i], this.opts, this);
+      const meter = this.opts.observer?.choiceStarted?.(this.opts.choices[i].index, s.rank) ?? null;
+      const runner = new ChoiceRunner(s, this.opts.choices[i], this.opts, this, meter);
       s.listen(runner);
       return runner;
     });
@@ -247,14 +255,20 @@ class ChoiceRunner implements ChunkListener {
   private cachedTokens = 0;
   private pending: TokenLogprob[] | null = null;
   private done = false;
+  /** The options read per engine step, held here: one object less to reach per token. */
+  private readonly keepStop: boolean;
+  private readonly tokenIds: boolean;
 
   constructor(
     private readonly stream: RequestStream,
     choice: ChoiceSpec,
     private readonly opts: GenerateOptions,
     private readonly gen: MergedGeneration,
+    private readonly meter: ChoiceMeter | null,
   ) {
     const { rules } = opts;
+    this.keepStop = rules.keepStop;
+    this.tokenIds = opts.tokenIds === true;
     this.decoder = new StopDecoder(opts.tokenizer, {
       skipSpecialTokens: rules.skipSpecialTokens,
       stopStrings: rules.stopStrings,
@@ -299,10 +313,8 @@ class ChoiceRunner implements ChunkListener {
   }
 
   private step(chunk: EngineChunk): void {
-    const { rules } = this.opts;
-    const client = this.gen.client;
     this.completionTokens += chunk.newTokenIds.length;
-    this.opts.observer?.step?.(this.index, chunk.newTokenIds.length, chunk.queuedSecs);
+    this.meter?.step(chunk.newTokenIds.length, chunk.queuedSecs);
     if (chunk.promptTokens) this.promptTokens = chunk.promptTokens;
     if (chunk.cachedTokens) this.cachedTokens = Math.max(this.cachedTokens, chunk.cachedTokens);
     if (chunk.logprobs) this.pending = this.pending ? this.pending.concat(chunk.logprobs) : chunk.logprobs;
@@ -311,15 +323,15 @@ class ChoiceRunner implements ChunkListener {
       // An abort we did not ask for, before any token: the engine refused the request.
       throw new EngineError('invalid', `engine rejected the request: ${chunk.errorMessage}`);
     }
-    if (this.opts.tokenIds && chunk.newTokenIds.length > 0) this.gen.push({ kind: 'tokens', index: this.index, ids: chunk.newTokenIds });
+    if (this.tokenIds && chunk.newTokenIds.length > 0) this.gen.push({ kind: 'tokens', index: this.index, ids: chunk.newTokenIds });
 
-    const r = this.decoder.push(visibleIds(chunk, rules.keepStop));
+    const r = this.decoder.push(visibleIds(chunk, this.keepStop));
     if (r.text && this.output.push(r.text, this.pending)) this.pending = null;
     const parserStop = this.output.matchedStop;
     if (parserStop !== null || r.stopped) {
       this.done = true;
-      if (chunk.finish === null) client.abort(this.stream.requestId);
-      this.finish('stop', parserStop ?? r.matchedStop ?? engineStop(chunk, rules));
+      if (chunk.finish === null) this.gen.client.abort(this.stream.requestId);
+      this.finish('stop', parserStop ?? r.matchedStop ?? engineStop(chunk, this.opts.rules));
       return;
     }
     if (chunk.finish !== null) {
@@ -327,7 +339,7 @@ class ChoiceRunner implements ChunkListener {
       const tail = this.decoder.finish();
       if (tail.text && this.output.push(tail.text, this.pending)) this.pending = null;
       const reason: FinishKind = tail.stopped || chunk.finish === 'repetition' ? 'stop' : chunk.finish;
-      this.finish(reason, tail.matchedStop ?? engineStop(chunk, rules));
+      this.finish(reason, tail.matchedStop ?? engineStop(chunk, this.opts.rules));
     }
   }
 

@@ -109,7 +109,6 @@ export function requestMetrics(
       vllm?.choiceEnded(index, prompt, completion, reason);
     },
     choiceStarted: vllm ? (index, rank) => vllm.choiceStarted(index, rank) : undefined,
-    step: vllm ? (index, n, queued) => vllm.step(index, n, queued) : undefined,
     done(error) {
       if (settled) return;
       settled = true;

@@ -130,12 +130,15 @@ function bothObservers(a: GenerationObserver, b: GenerationObserver): Generation
       b.choiceEnded(p, c, i, r);
     },
     choiceStarted(i, rank) {
-      a.choiceStarted?.(i, rank);
-      b.choiceStarted?.(i, rank);
-    },
-    step(i, n, q) {
-      a.step?.(i, n, q);
-      b.step?.(i, n, q);
+      const x = a.choiceStarted?.(i, rank);
+      const y = b.choiceStarted?.(i, rank);
+      if (x === undefined || y === undefined) return x ?? y;
+      return {
+        step(n, q) {
+          x.step(n, q);
+          y.step(n, q);
+        },
+      };
     },
     done(err) {
       a.done(err);

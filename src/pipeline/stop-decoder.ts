@@ -40,6 +40,12 @@ export class StopDecoder {
   private readonly detok: IncrementalDetokenizer;
   private readonly matcher: StopStringMatcher;
   private readonly stopIds: Set<number>;
+  /**
+   * The smallest stop id: an id below it is no stop without a look in the set. Stop ids are
+   * mostly special tokens at the top of the vocabulary, so nearly every generated id skips the
+   * set (a hash lookup and the set's table to reach per token; issue 30).
+   */
+  private readonly minStopId: number;
   private readonly visible: boolean;
   private readonly skip: boolean;
   private readonly tokenStopStrings: ReadonlyMap<number, string>;
@@ -66,6 +72,9 @@ export class StopDecoder {
     for (const id of this.tokenStopStrings.keys()) {
       if (!this.stopIds.has(id) && tokenizer.decode([id], this.skip) === '') this.stopIds.add(id);
     }
+    let min = Infinity;
+    for (const id of this.stopIds) if (id < min) min = id;
+    this.minStopId = min;
   }
 
   get stopped(): boolean {
@@ -101,7 +110,7 @@ export class StopDecoder {
     if (this.done) return this.result('');
     // The per-token case (one id per engine step, not a stop id, no stop strings): what the loop
     // below does for it, without the loop (issue 30: this runs per stream per engine step).
-    if (ids.length === 1 && this.noStopStrings && !this.stopIds.has(ids[0])) return this.result(this.detok.push(ids[0]));
+    if (ids.length === 1 && this.noStopStrings && (ids[0] < this.minStopId || !this.stopIds.has(ids[0]))) return this.result(this.detok.push(ids[0]));
     let out = '';
     let runStart = 0;
     for (let i = 0; i <= ids.length && !this.done; i++) {

@@ -8,6 +8,8 @@
  * (vLLM fans n out into child requests), labelled with vLLM's `model_name` and `engine` (the
  * data-parallel rank that served it).
  */
+import type { ChoiceMeter } from './generate.js';
+
 /** A metric's series for one label set, resolved once (gateway/fast-metrics.ts). */
 export interface Observer {
   observe(value: number): void;
@@ -84,19 +86,34 @@ function seriesFor(m: VllmMetrics, model: string, rank: number): EngineSeries {
   return s;
 }
 
-interface ChoiceState {
-  series: EngineSeries;
+/**
+ * One choice's latency series, fed per engine output by the choice itself (GenerationObserver
+ * choiceStarted): queue time, TTFT at its first token, ITL between later ones.
+ */
+class ChoiceState implements ChoiceMeter {
   /** performance.now() of the last token, 0 before the first. */
-  lastTokenAt: number;
-  ended: boolean;
+  lastTokenAt = 0;
+  ended = false;
+
+  constructor(
+    readonly series: EngineSeries,
+    private readonly startedAt: number,
+  ) {}
+
+  /** An engine output with `newTokens` tokens (queue time when the engine sent it). */
+  step(newTokens: number, queuedSecs: number | undefined): void {
+    if (queuedSecs !== undefined) this.series.queueTime.observe(queuedSecs);
+    if (newTokens === 0) return;
+    const now = performance.now();
+    if (this.lastTokenAt === 0) this.series.ttft.observe((now - this.startedAt) / 1000);
+    else this.series.itl.observe((now - this.lastTokenAt) / 1000);
+    this.lastTokenAt = now;
+  }
 }
 
 /** What one request feeds in; every method is cheap (no label hashing after the first choice). */
 export class VllmRequestRecorder {
-  /**
-   * By choice index: a small dense index looked up per token, so a plain array (a Map was a hash
-   * lookup per stream per engine step). `started` counts the indexes set, as the Map's size did.
-   */
+  /** By choice index (a small dense index); `started` counts the indexes set. */
   private readonly choices: (ChoiceState | undefined)[] = [];
   private started = 0;
 
@@ -107,24 +124,15 @@ export class VllmRequestRecorder {
     private readonly sampling: { n: number; maxTokens: number; maxModelLen: number },
   ) {}
 
-  choiceStarted(index: number, rank: number): void {
+  /** Choice `index` runs on rank `rank`; the returned meter takes its engine outputs. */
+  choiceStarted(index: number, rank: number): ChoiceMeter {
     const series = seriesFor(this.m, this.model, rank);
     if (this.choices[index] === undefined) this.started++;
-    this.choices[index] = { series, lastTokenAt: 0, ended: false };
+    const c = new ChoiceState(series, this.startedAt);
+    this.choices[index] = c;
     // vLLM observes n once per request, on the parent.
     if (this.started === 1) series.paramsN.observe(this.sampling.n);
-  }
-
-  /** An engine output for choice `index` with `newTokens` tokens (queue time when the engine sent it). */
-  step(index: number, newTokens: number, queuedSecs: number | undefined): void {
-    const c = this.choices[index];
-    if (!c) return;
-    if (queuedSecs !== undefined) c.series.queueTime.observe(queuedSecs);
-    if (newTokens === 0) return;
-    const now = performance.now();
-    if (c.lastTokenAt === 0) c.series.ttft.observe((now - this.startedAt) / 1000);
-    else c.series.itl.observe((now - c.lastTokenAt) / 1000);
-    c.lastTokenAt = now;
+    return c;
   }
 
   choiceEnded(index: number, promptTokens: number, completionTokens: number, reason: string): void {

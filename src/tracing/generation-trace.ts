@@ -8,6 +8,7 @@
  */
 import type { Span } from '@opentelemetry/api';
 import { type RequestTrace, endSpan } from './request-trace.js';
+import type { ChoiceMeter } from '../pipeline/generate.js';
 
 export interface GenerationFacts {
   model: string;
@@ -53,11 +54,13 @@ export class GenerationTrace {
 
   firstText(): void {}
 
-  choiceStarted(index: number, rank: number): void {
+  /** Every choice's outputs come here: the trace marks the request's first queue end and first token. */
+  choiceStarted(index: number, rank: number): ChoiceMeter {
     if (index === 0) this.t.set({ 'smg.engine.rank': rank });
+    return this;
   }
 
-  step(_index: number, newTokens: number, queuedSecs: number | undefined): void {
+  step(newTokens: number, queuedSecs: number | undefined): void {
     if (!this.queueDone && (queuedSecs !== undefined || newTokens > 0)) {
       this.queueDone = true;
       // The engine's own queue interval, laid from the submit time (the two clocks differ).
