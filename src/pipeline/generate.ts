@@ -195,16 +195,20 @@ class MergedGeneration implements Generation {
   /** A choice's event, with the request-level facts the observer wants. */
   push(ev: GenEvent): void {
     if (this.settled) return;
+    // Past the first event, a token's event goes straight to the sink: per stream per engine
+    // step this object is all it reaches (issue 30), not the options and the observer.
+    if (!this.sawText || ev.kind === 'end') this.observe(ev);
+    this.sink.push(ev);
+  }
+
+  private observe(ev: GenEvent): void {
     this.pushed = true;
     const observer = this.opts.observer;
-    if (observer) {
-      if (ev.kind === 'end') observer.choiceEnded(ev.promptTokens, ev.completionTokens, ev.index, ev.finishReason);
-      else if (!this.sawText) {
-        this.sawText = true;
-        observer.firstText();
-      }
+    if (ev.kind === 'end') observer?.choiceEnded(ev.promptTokens, ev.completionTokens, ev.index, ev.finishReason);
+    else {
+      this.sawText = true;
+      observer?.firstText();
     }
-    this.sink.push(ev);
   }
 
   choiceDone(requestId: string): void {
