@@ -1,5 +1,5 @@
 /**
- * Detokenizer micro-benchmark: µs per token of IncrementalDetokenizer alone (no gateway, no stop
+ * Detokenizer micro-benchmark: µs per token of the incremental detokenizer alone (no gateway, no stop
  * strings), so a change to the decode path can be judged without the noise of a full bench run.
  *
  *   npx tsx scripts/detok-bench.ts [--model DIR] [--tokens N] [--rounds R]
@@ -10,7 +10,7 @@
  * mock engine sends in count mode.
  */
 import { join } from 'node:path';
-import { IncrementalDetokenizer, type Decoder } from '../src/pipeline/detokenizer.js';
+import { type Decoder, createDetokenizer } from '../src/pipeline/detokenizer.js';
 import { loadTokenizer } from '../src/pipeline/tokenizer/index.js';
 import { randomText, rng } from '../test/fixtures/pipeline-random.js';
 
@@ -53,7 +53,7 @@ function measure(decoder: Decoder, ids: number[], batch: number): number {
   let best = Infinity;
   for (let r = 0; r < rounds; r++) {
     const t0 = process.hrtime.bigint();
-    const detok = new IncrementalDetokenizer(decoder, { skipSpecialTokens: true });
+    const detok = createDetokenizer(decoder, { skipSpecialTokens: true });
     let chars = 0;
     if (batch === 1) for (const id of ids) chars += detok.push(id).length;
     else for (let i = 0; i < ids.length; i += batch) chars += detok.pushMany(ids.slice(i, i + batch)).length;
@@ -69,7 +69,7 @@ function measure(decoder: Decoder, ids: number[], batch: number): number {
 for (const [name, ids] of inputs) {
   const expected = tok.decode(ids, true);
   for (const decoder of [tok, generic]) {
-    const detok = new IncrementalDetokenizer(decoder, { skipSpecialTokens: true });
+    const detok = createDetokenizer(decoder, { skipSpecialTokens: true });
     let out = '';
     for (const id of ids) out += detok.push(id);
     out += detok.flush();

@@ -4,7 +4,7 @@
  * split over several tokens, and a lone token decodes to U+FFFD. So text is emitted only once it
  * ends on a complete character.
  *
- * Two implementations behind one class, with the same output for the same ids and calls:
+ * Two implementations of one interface, with the same output for the same ids and calls:
  * - WindowDetokenizer works with any tokenizer by re-decoding a small window per step.
  * - ByteLevelDetokenizer serves byte-level BPE tokenizers that expose a per-id byte table
  *   (tokenizer/byte-level.ts): it feeds each id's bytes through a streaming UTF-8 decoder, so a
@@ -40,43 +40,28 @@ export interface DetokenizerOptions {
   promptIds?: readonly number[];
 }
 
-interface Strategy {
-  readonly windowSize: number;
-  push(id: number): string;
-  pushMany(ids: readonly number[]): string;
-  flush(): string;
-}
-
-export class IncrementalDetokenizer {
-  private readonly impl: Strategy;
-
-  constructor(tokenizer: Decoder, opts: DetokenizerOptions) {
-    const vocab = tokenizer.byteLevelVocab?.() ?? null;
-    this.impl = vocab ? new ByteLevelDetokenizer(vocab, tokenizer, opts) : new WindowDetokenizer(tokenizer, opts);
-  }
-
+/** One choice's detokenizer (make it with createDetokenizer). */
+export interface IncrementalDetokenizer {
   /** Ids currently kept for context plus held ids; stays small for well-formed output. */
-  get windowSize(): number {
-    return this.impl.windowSize;
-  }
-
+  readonly windowSize: number;
   /** Adds one generated id; returns the text it completes ('' while a character is incomplete). */
-  push(id: number): string {
-    return this.impl.push(id);
-  }
-
+  push(id: number): string;
   /** Adds several ids at once; the batch is emitted whole when it ends on a complete character. */
-  pushMany(ids: readonly number[]): string {
-    return this.impl.pushMany(ids);
-  }
-
+  pushMany(ids: readonly number[]): string;
   /**
    * End of generation: returns held text that is complete. Trailing bytes of a character the model
    * never finished are dropped (request-pipeline.md §6.2) rather than shown as U+FFFD.
    */
-  flush(): string {
-    return this.impl.flush();
-  }
+  flush(): string;
+}
+
+/**
+ * The implementation for `tokenizer`, returned as it is rather than behind a wrapper: per stream
+ * per engine step the caller reaches one object, not two (issue 30).
+ */
+export function createDetokenizer(tokenizer: Decoder, opts: DetokenizerOptions): IncrementalDetokenizer {
+  const vocab = tokenizer.byteLevelVocab?.() ?? null;
+  return vocab ? new ByteLevelDetokenizer(vocab, tokenizer, opts) : new WindowDetokenizer(tokenizer, opts);
 }
 
 /**
@@ -85,7 +70,7 @@ export class IncrementalDetokenizer {
  * text depending on what precedes it (the leading-space rule). Each step decodes only the window,
  * so the cost is O(window), not O(generated length).
  */
-class WindowDetokenizer implements Strategy {
+class WindowDetokenizer implements IncrementalDetokenizer {
   private readonly skip: boolean;
   private window: number[];
   private readIdx: number;
@@ -171,7 +156,7 @@ class WindowDetokenizer implements Strategy {
  * complete character, i.e. broken output, so rather than model it this hands over to a
  * WindowDetokenizer in the same state. A prompt whose last ids end mid-character starts there too.
  */
-class ByteLevelDetokenizer implements Strategy {
+class ByteLevelDetokenizer implements IncrementalDetokenizer {
   private readonly skipMask: number;
   private readonly utf8 = new Utf8Stream();
   /** Scratch copy of `utf8` to undo a batch that turns out to end held. */
@@ -213,11 +198,14 @@ class ByteLevelDetokenizer implements Strategy {
 
   push(id: number): string {
     if (this.window) return this.window.push(id);
-    this.recent[this.recentPos] = id;
-    this.recentPos = this.recentPos === CONTEXT_IDS - 1 ? 0 : this.recentPos + 1;
     this.heldIds++;
     this.held += this.vocab.feed(this.utf8, id, this.skipMask);
     if (this.committable()) return this.take();
+    // Only an id that stays held can be part of a forced commit's context (the 17 ids before it
+    // are all held ones), so a committed id is not written to the ring: per stream per engine
+    // step that is one array less to reach (issue 30).
+    this.recent[this.recentPos] = id;
+    this.recentPos = this.recentPos === CONTEXT_IDS - 1 ? 0 : this.recentPos + 1;
     if (this.heldIds <= MAX_HELD) return '';
     // Forced commit: the window path emits the held decode as is, open character as U+FFFD.
     const open = this.utf8.pending;

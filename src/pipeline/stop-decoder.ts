@@ -3,7 +3,7 @@
  * stop tokens and stop strings applied. Streaming and non-streaming both run it so the same ids
  * always give the same text.
  */
-import { IncrementalDetokenizer, type Decoder } from './detokenizer.js';
+import { type Decoder, type IncrementalDetokenizer, createDetokenizer } from './detokenizer.js';
 import { StopStringMatcher } from './stop-matcher.js';
 
 export interface StopDecoderOptions {
@@ -60,7 +60,7 @@ export class StopDecoder {
     opts: StopDecoderOptions,
   ) {
     this.skip = opts.skipSpecialTokens;
-    this.detok = new IncrementalDetokenizer(tokenizer, { skipSpecialTokens: this.skip, promptIds: opts.promptIds });
+    this.detok = createDetokenizer(tokenizer, { skipSpecialTokens: this.skip, promptIds: opts.promptIds });
     this.visible = opts.noStopTrim ?? false;
     this.matcher = new StopStringMatcher(opts.stopStrings ?? [], { includeStop: this.visible });
     this.noStopStrings = !(opts.stopStrings ?? []).some((s) => s.length > 0);

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { IncrementalDetokenizer, type Decoder } from '../../src/pipeline/detokenizer.js';
+import { type Decoder, type IncrementalDetokenizer, createDetokenizer } from '../../src/pipeline/detokenizer.js';
 import {
   buildByteLevelVocab,
   PIECE_ADDED,
@@ -85,7 +85,7 @@ function randomIds(rand: () => number, tok: LoadedTokenizer, p: Pools): number[]
 
 /** Whether the fast path handed over to the window path (a forced commit mid-character). */
 function handedOver(detok: IncrementalDetokenizer): boolean {
-  const impl = (detok as unknown as { impl: { window?: unknown } }).impl;
+  const impl = detok as unknown as { window?: unknown };
   return impl.window !== undefined && impl.window !== null;
 }
 
@@ -103,8 +103,8 @@ function differential(tok: LoadedTokenizer, seed: number, cases: number): { hand
     const promptRoll = rand();
     const promptIds =
       promptRoll < 0.2 ? tok.encode('<|im_start|>assistant\n') : promptRoll < 0.35 ? randomIds(rand, tok, p) : undefined;
-    const fast = new IncrementalDetokenizer(tok, { skipSpecialTokens: skip, promptIds });
-    const slow = new IncrementalDetokenizer(generic, { skipSpecialTokens: skip, promptIds });
+    const fast = createDetokenizer(tok, { skipSpecialTokens: skip, promptIds });
+    const slow = createDetokenizer(generic, { skipSpecialTokens: skip, promptIds });
     const calls: string[] = [];
     const check = (call: string, a: string, b: string) => {
       calls.push(call);
@@ -179,8 +179,8 @@ describe('byte-level fast path, targeted', () => {
 
   function both(ids: number[], skip: boolean, promptIds?: number[]): [string[], string[]] {
     const generic: Decoder = { decode: (x, s) => tiny.decode(x, s) };
-    const fast = new IncrementalDetokenizer(tiny, { skipSpecialTokens: skip, promptIds });
-    const slow = new IncrementalDetokenizer(generic, { skipSpecialTokens: skip, promptIds });
+    const fast = createDetokenizer(tiny, { skipSpecialTokens: skip, promptIds });
+    const slow = createDetokenizer(generic, { skipSpecialTokens: skip, promptIds });
     const a = [...ids.map((id) => fast.push(id)), fast.flush()];
     const b = [...ids.map((id) => slow.push(id)), slow.flush()];
     return [a, b];

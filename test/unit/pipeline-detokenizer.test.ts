@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { IncrementalDetokenizer } from '../../src/pipeline/detokenizer.js';
+import { type IncrementalDetokenizer, createDetokenizer } from '../../src/pipeline/detokenizer.js';
 import { loadTokenizer, type LoadedTokenizer } from '../../src/pipeline/tokenizer/index.js';
 import { hasLoneSurrogate, pick, randomBatches, randomText, rng } from '../fixtures/pipeline-random.js';
 
@@ -36,7 +36,7 @@ function propertyRun(getTok: () => LoadedTokenizer, seed: number, cases: number,
     const skip = rand() < 0.5;
     const expected = tok.decode(ids, skip);
     const promptIds = rand() < 0.3 ? tok.encode('<|im_start|>assistant\n') : undefined;
-    const detok = new IncrementalDetokenizer(tok, { skipSpecialTokens: skip, promptIds });
+    const detok = createDetokenizer(tok, { skipSpecialTokens: skip, promptIds });
     const got = stream(detok, randomBatches(rand, ids, 1 + Math.floor(rand() * 5)), rand);
     if (got !== expected) throw new Error(`case ${c}: ${JSON.stringify(got)} !== ${JSON.stringify(expected)}`);
   }
@@ -57,19 +57,19 @@ describe('incremental detokenizer on the tiny byte-level tokenizer', () => {
     for (let c = 0; c < 300; c++) {
       const text = randomText(rand);
       const ids = [...Buffer.from(text, 'utf8')]; // tiny: id of byte b is b
-      const detok = new IncrementalDetokenizer(tok, { skipSpecialTokens: true });
+      const detok = createDetokenizer(tok, { skipSpecialTokens: true });
       expect(stream(detok, randomBatches(rand, ids, 3), rand)).toBe(text);
     }
   });
 
   it('holds a split emoji until complete, then emits it whole', () => {
-    const detok = new IncrementalDetokenizer(tok, { skipSpecialTokens: true });
+    const detok = createDetokenizer(tok, { skipSpecialTokens: true });
     const bytes = [...Buffer.from('a👋', 'utf8')];
     expect(bytes.map((b) => detok.push(b))).toEqual(['a', '', '', '', '👋']);
   });
 
   it('drops a character the model never finished at flush', () => {
-    const detok = new IncrementalDetokenizer(tok, { skipSpecialTokens: true });
+    const detok = createDetokenizer(tok, { skipSpecialTokens: true });
     const bytes = [...Buffer.from('ok 🚀', 'utf8')].slice(0, -1);
     const out = bytes.map((b) => detok.push(b)).join('');
     expect(out).toBe('ok ');
@@ -78,21 +78,21 @@ describe('incremental detokenizer on the tiny byte-level tokenizer', () => {
   });
 
   it('keeps the window bounded on invalid bytes and runs of skipped specials', () => {
-    const detok = new IncrementalDetokenizer(tok, { skipSpecialTokens: true });
+    const detok = createDetokenizer(tok, { skipSpecialTokens: true });
     let out = '';
     for (let i = 0; i < 500; i++) {
       out += detok.push(i % 2 === 0 ? 0xf0 : 266); // lone lead bytes and <|endoftext|>
       expect(detok.windowSize).toBeLessThanOrEqual(22);
     }
     expect(out.length).toBeGreaterThan(0); // invalid bytes surface as U+FFFD rather than stalling forever
-    const clean = new IncrementalDetokenizer(tok, { skipSpecialTokens: true });
+    const clean = createDetokenizer(tok, { skipSpecialTokens: true });
     for (let i = 0; i < 100; i++) clean.push(266);
     expect(clean.windowSize).toBeLessThanOrEqual(22);
     expect(clean.push(120)).toBe('x');
   });
 
   it('emits special tokens as text when not skipping', () => {
-    const detok = new IncrementalDetokenizer(tok, { skipSpecialTokens: false });
+    const detok = createDetokenizer(tok, { skipSpecialTokens: false });
     expect([265, 268, 120].map((id) => detok.push(id))).toEqual(['Hi', '<|im_end|>', 'x']);
   });
 });
@@ -115,7 +115,7 @@ describe('incremental detokenizer on qwen3', () => {
     const expected = tok.decode(ids, true);
 
     const t0 = performance.now();
-    const single = new IncrementalDetokenizer(tok, { skipSpecialTokens: true });
+    const single = createDetokenizer(tok, { skipSpecialTokens: true });
     let out = '';
     for (const id of ids) out += single.push(id);
     out += single.flush();
@@ -123,7 +123,7 @@ describe('incremental detokenizer on qwen3', () => {
     expect(out).toBe(expected);
 
     const t1 = performance.now();
-    const batched = new IncrementalDetokenizer(tok, { skipSpecialTokens: true });
+    const batched = createDetokenizer(tok, { skipSpecialTokens: true });
     let outB = '';
     for (const batch of randomBatches(rng(4), ids, 8)) outB += batched.pushMany(batch);
     outB += batched.flush();
