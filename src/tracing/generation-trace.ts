@@ -8,7 +8,6 @@
  */
 import type { Span } from '@opentelemetry/api';
 import { type RequestTrace, endSpan } from './request-trace.js';
-import type { ChoiceMeter } from '../pipeline/generate.js';
 
 export interface GenerationFacts {
   model: string;
@@ -54,8 +53,11 @@ export class GenerationTrace {
 
   firstText(): void {}
 
-  /** Every choice's outputs come here: the trace marks the request's first queue end and first token. */
-  choiceStarted(index: number, rank: number): ChoiceMeter {
+  /**
+   * Every choice's engine outputs come to step() (the pipeline's per-choice meter): the trace
+   * marks the request's first queue end and first token.
+   */
+  choiceStarted(index: number, rank: number): this {
     if (index === 0) this.t.set({ 'smg.engine.rank': rank });
     return this;
   }
