@@ -1,14 +1,14 @@
 /**
- * The prompt pool's lifecycle on the tiny tokenizer: threads start in the background on the fast
+ * The prompt pool's lifecycle on the tiny tokenizer: threads start in the background (niced, on Linux) on the fast
  * encoder (or the one asked for, or the next that works, saying why) and give the event loop's
  * ids, a template error comes back as the template's error, a thread that dies fails
  * the jobs it held with a 500 and is replaced, a pool with no thread ready (or closed) leaves the
  * work to the event loop, and an idle pool does not keep the process alive.
  */
 import { execFile } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
+import { getPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -68,6 +68,16 @@ describe('a started pool', () => {
     expect(pool.readyCount).toBe(2);
     expect(ready).toHaveLength(2);
     for (const e of ready) expect(e).toMatchObject({ encoder: 'fast', note: null });
+  });
+
+  it.runIf(process.platform === 'linux')('runs its threads niced (10), leaving the event loop at its own priority', () => {
+    // Per-thread nice values, field 19 of /proc/self/task/<tid>/stat (after the parenthesised comm).
+    const nices = readdirSync('/proc/self/task').map((tid) => {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+    });
+    expect(nices.filter((n) => n === 10).length).toBeGreaterThanOrEqual(2);
+    expect(getPriority()).toBe(0);
   });
 
   it('encodes text and chat prompts to the ids the event loop gives', async () => {
