@@ -1,7 +1,7 @@
 /**
- * The prompt pool's lifecycle on the tiny tokenizer: threads start in the background (niced, on Linux) on the fast
- * encoder (or the one asked for, or the next that works, saying why) and give the event loop's
- * ids, a template error comes back as the template's error, a thread that dies fails
+ * The prompt pool's lifecycle on the tiny tokenizer: threads start in the background (niced, on
+ * Linux) on the fast encoder (or the one asked for, or the next that works, saying why) and give
+ * the event loop's ids, a template error comes back as the template's error, a thread that dies fails
  * the jobs it held with a 500 and is replaced, a pool with no thread ready (or closed) leaves the
  * work to the event loop, and an idle pool does not keep the process alive.
  */
