@@ -163,7 +163,7 @@ class ByteLevelDetokenizer implements IncrementalDetokenizer {
   private readonly saved = new Utf8Stream();
   private held = '';
   private heldIds = 0;
-  /** The last CONTEXT_IDS ids pushed one at a time, as a ring, for the handover. */
+  /** The last CONTEXT_IDS ids pushed one at a time that stayed held, as a ring, for the handover. */
   private readonly recent: number[] = new Array<number>(CONTEXT_IDS).fill(0);
   private recentPos = 0;
   private window: WindowDetokenizer | null = null;
@@ -201,9 +201,9 @@ class ByteLevelDetokenizer implements IncrementalDetokenizer {
     this.heldIds++;
     this.held += this.vocab.feed(this.utf8, id, this.skipMask);
     if (this.committable()) return this.take();
-    // Only an id that stays held can be part of a forced commit's context (the 17 ids before it
-    // are all held ones), so a committed id is not written to the ring: per stream per engine
-    // step that is one array less to reach (issue 30).
+    // Only an id that stays held can be part of a forced commit's context (see below), so a
+    // committed id is not written to the ring: per stream per engine step that is one array less
+    // to reach (issue 30).
     this.recent[this.recentPos] = id;
     this.recentPos = this.recentPos === CONTEXT_IDS - 1 ? 0 : this.recentPos + 1;
     if (this.heldIds <= MAX_HELD) return '';
@@ -211,8 +211,8 @@ class ByteLevelDetokenizer implements IncrementalDetokenizer {
     const open = this.utf8.pending;
     const text = this.take() + this.utf8.end();
     if (open) {
-      // The last 17 ids all came through here (a committed batch resets heldIds), so the ring
-      // holds exactly the context the window path keeps after this commit.
+      // The last MAX_HELD + 1 ids all came through here and stayed held (any commit resets
+      // heldIds), so the ring holds exactly the context the window path keeps after this commit.
       const context: number[] = [];
       for (let i = 0; i < CONTEXT_IDS; i++) context.push(this.recent[(this.recentPos + i) % CONTEXT_IDS]);
       this.window = new WindowDetokenizer(this.tokenizer, { ...this.opts, promptIds: context });
